@@ -1,0 +1,126 @@
+/**
+ * Every error this library throws or emits is an `ExchangeReplicaError` with a stable string
+ * `code`, optional context and `cause`. Codes from the exchange (REST and feed) are kept
+ * verbatim; the library's own codes start with `ERR_`. The table is in the README.
+ */
+
+export interface ErrorContext {
+  /** REST operation name (e.g. `orderBook`). */
+  operation?: string;
+  /** Parameter at fault. */
+  param?: string;
+  /** Feed channel. */
+  channel?: string;
+  /** Canonical stream key of a subscription. */
+  stream?: string;
+  /** Server subscription id. */
+  subscriptionId?: string;
+  /** HTTP status of a REST answer. */
+  status?: number;
+}
+
+export class ExchangeReplicaError extends Error {
+  /** Stable machine-readable code: never changes meaning. */
+  readonly code: string;
+  readonly context: ErrorContext;
+
+  constructor(code: string, message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+    this.context = context;
+  }
+}
+
+/** A parameter failed the client-side checks; nothing was sent. */
+export class InvalidParameterError extends ExchangeReplicaError {
+  constructor(message: string, context: ErrorContext & { param: string }) {
+    super('ERR_INVALID_PARAMETER', message, context);
+  }
+  get param(): string {
+    return this.context.param!;
+  }
+}
+
+/** The exchange answered a REST call with an error body. `code` is the server's code. */
+export class RestApiError extends ExchangeReplicaError {
+  readonly status: number;
+  readonly operation: string;
+  /** The server's code as received (a string, or an integer for the second body shape). */
+  readonly serverCode: string | number;
+  constructor(serverCode: string | number, message: string, context: ErrorContext & { operation: string; status: number }, options?: { cause?: unknown }) {
+    super(String(serverCode), message, context, options);
+    this.serverCode = serverCode;
+    this.status = context.status;
+    this.operation = context.operation;
+  }
+}
+
+/** The request never got an answer: network failure. */
+export class RestTransportError extends ExchangeReplicaError {
+  constructor(message: string, context: ErrorContext, options?: { cause?: unknown }) {
+    super('ERR_TRANSPORT', message, context, options);
+  }
+}
+
+/** The request exceeded its per-request timeout. */
+export class RestTimeoutError extends ExchangeReplicaError {
+  constructor(message: string, context: ErrorContext, options?: { cause?: unknown }) {
+    super('ERR_TIMEOUT', message, context, options);
+  }
+}
+
+/** The caller's AbortSignal fired. */
+export class AbortedError extends ExchangeReplicaError {
+  constructor(message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
+    super('ERR_ABORTED', message, context, options);
+  }
+}
+
+/** A server answer (REST body or feed frame) did not match the protocol. */
+export class ResponseValidationError extends ExchangeReplicaError {
+  constructor(message: string, context: ErrorContext, options?: { cause?: unknown }) {
+    super('ERR_RESPONSE_INVALID', message, context, options);
+  }
+}
+
+/** `waitForTransaction` reached its deadline while the hash was still unknown (404). */
+export class TransactionNotIndexedError extends ExchangeReplicaError {
+  readonly hash: string;
+  constructor(hash: string, waitedMs: number) {
+    super(
+      'ERR_TRANSACTION_NOT_INDEXED',
+      `transaction ${hash} was not indexed within ${waitedMs} ms: it was rejected at admission or is not yet sequenced`,
+      {},
+    );
+    this.hash = hash;
+  }
+}
+
+/** The feed answered with an error frame. `code` is the server's code. */
+export class FeedError extends ExchangeReplicaError {
+  constructor(code: string, message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
+    super(code, message, context, options);
+  }
+}
+
+/** A frame from the server could not be decoded or routed. */
+export class FrameError extends ExchangeReplicaError {
+  constructor(message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
+    super('ERR_FRAME_INVALID', message, context, options);
+  }
+}
+
+/** A subscribe or unsubscribe got no answer in time. */
+export class RequestTimeoutError extends ExchangeReplicaError {
+  constructor(message: string, context: ErrorContext = {}) {
+    super('ERR_REQUEST_TIMEOUT', message, context);
+  }
+}
+
+/** The client (or connection) was closed by the caller. */
+export class ClientClosedError extends ExchangeReplicaError {
+  constructor(message = 'the client is closed', context: ErrorContext = {}) {
+    super('ERR_CLIENT_CLOSED', message, context);
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Scalar wire types of the exchange API (section 2.1 of exchange-api-v1.md).
+ *
+ * Quantities travel as decimal strings and stay strings in every record: nothing in this
+ * module converts them to `number`, so no precision is ever lost. Use `units/` (bigint)
+ * to compute with them.
+ */
+import bs58 from 'bs58';
+import { z } from 'zod';
+
+export const UINT64_MAX = (1n << 64n) - 1n;
+export const INT64_MIN = -(1n << 63n);
+export const INT64_MAX = (1n << 63n) - 1n;
+export const INT32_MIN = -(2 ** 31);
+export const INT32_MAX = 2 ** 31 - 1;
+
+const UINT64_RE = /^[0-9]+$/;
+const INT64_RE = /^-?[0-9]+$/;
+const BASE58_RE = /^[1-9A-HJ-NP-Za-km-z]+$/;
+
+/** True when `s` is a decimal string of an unsigned 64-bit integer. */
+export function isUint64String(s: string): boolean {
+  if (!UINT64_RE.test(s)) return false;
+  // 20 digits is the widest value below 2^64; longer strings may still be small with leading zeros.
+  if (s.length < 20) return true;
+  return BigInt(s) <= UINT64_MAX;
+}
+
+/** True when `s` is a decimal string of a signed 64-bit integer. */
+export function isInt64String(s: string): boolean {
+  if (!INT64_RE.test(s)) return false;
+  if (s.length < 19) return true;
+  const v = BigInt(s);
+  return v >= INT64_MIN && v <= INT64_MAX;
+}
+
+/** Decodes base58 text to bytes, or returns undefined when it is not base58. */
+export function decodeBase58(s: string): Uint8Array | undefined {
+  if (!BASE58_RE.test(s)) return undefined;
+  try {
+    return bs58.decode(s);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Encodes bytes as base58 text. */
+export function encodeBase58(bytes: Uint8Array): string {
+  return bs58.encode(bytes);
+}
+
+/** True when `s` is canonical base58 of exactly `length` bytes. */
+export function isBase58OfLength(s: string, length: number): boolean {
+  const bytes = decodeBase58(s);
+  return bytes !== undefined && bytes.length === length && bs58.encode(bytes) === s;
+}
+
+export const Uint64 = z.string().refine(isUint64String, {
+  message: 'expected an unsigned 64-bit integer as a decimal string (0 to 18446744073709551615)',
+});
+export type Uint64 = z.infer<typeof Uint64>;
+
+export const Int64 = z.string().refine(isInt64String, {
+  message: 'expected a signed 64-bit integer as a decimal string (-9223372036854775808 to 9223372036854775807)',
+});
+export type Int64 = z.infer<typeof Int64>;
+
+export const TimestampNs = z.string().refine(isUint64String, {
+  message: 'expected Unix nanoseconds as an unsigned 64-bit decimal string',
+});
+export type TimestampNs = z.infer<typeof TimestampNs>;
+
+export const NullableUint64 = Uint64.nullable();
+export type NullableUint64 = z.infer<typeof NullableUint64>;
+
+export const ADDRESS_BYTES = 32;
+export const ORDER_ID_BYTES = 28;
+
+export const Address = z.string().refine((s) => isBase58OfLength(s, ADDRESS_BYTES), {
+  message: 'expected an address: base58 text that decodes to exactly 32 bytes',
+});
+export type Address = z.infer<typeof Address>;
+
+export const OrderId = z.string().refine((s) => isBase58OfLength(s, ORDER_ID_BYTES), {
+  message: 'expected an order id: canonical base58 of exactly 28 bytes',
+});
+export type OrderId = z.infer<typeof OrderId>;
+
+export const TokenId = z.string().min(1, 'expected a non-empty token id');
+export type TokenId = z.infer<typeof TokenId>;
+
+export const Cursor = z.string().min(1, 'expected a non-empty opaque cursor');
+export type Cursor = z.infer<typeof Cursor>;
+
+export const Int32 = z.number().int().min(INT32_MIN).max(INT32_MAX);
+export const NonNegInt32 = z.number().int().min(0).max(INT32_MAX);
+export const PositiveInt32 = z.number().int().min(1).max(INT32_MAX);
+/** int64 carried as a JSON number (Unix ms); kept within the safe-integer range. */
+export const Int64Number = z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
+export const NonNegInteger = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
