@@ -124,3 +124,17 @@ export class ClientClosedError extends ExchangeReplicaError {
     super('ERR_CLIENT_CLOSED', message, context);
   }
 }
+
+/** The feed connection gave up: its reconnect attempts ran out, or the socket could not even be created. */
+export class ConnectionFailedError extends ExchangeReplicaError {
+  constructor(message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
+    super('ERR_CONNECTION_FAILED', message, context, options);
+  }
+}
+
+/** A subscriber's callback threw while the router delivered an event; other subscribers were unaffected. */
+export class SubscriberError extends ExchangeReplicaError {
+  constructor(message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
+    super('ERR_SUBSCRIBER_THREW', message, context, options);
+  }
+}

@@ -67,7 +67,8 @@ export const CHANNELS: Readonly<Record<ChannelName, ChannelDef>> = {
   fills: { name: 'fills', scopeKeys: ['address', 'subaccount_id'], perpOnly: false, kind: 'events', data: z.strictObject({ fills: z.array(R.Fill) }), snapshot: 'fills', snapshotParams: (s) => ({ address: s.address!, subaccount_id: s.subaccount_id!, role: 'all', limit: 100 }) },
 };
 
-export type ScopeResult = { ok: true; scope: Scope } | { ok: false; message: string };
+/** On failure, `key` is the scope key at fault. */
+export type ScopeResult = { ok: true; scope: Scope } | { ok: false; message: string; key: ScopeKey };
 
 /**
  * Checks a scope against a channel: every required key present and well typed, no other
@@ -80,11 +81,11 @@ export function validateScope(channel: ChannelName, input: Record<string, unknow
     const v = input[key];
     const wanted = def.scopeKeys.includes(key);
     if (v === undefined) {
-      if (wanted) return { ok: false, message: `${key} is required for channel ${channel} (scope keys: ${def.scopeKeys.join(', ')})` };
+      if (wanted) return { ok: false, key, message: `${key} is required for channel ${channel} (scope keys: ${def.scopeKeys.join(', ')})` };
       continue;
     }
-    if (!wanted) return { ok: false, message: `${key} is not a scope key of channel ${channel} (scope keys: ${def.scopeKeys.join(', ')})` };
-    if (!SCOPE_SCHEMAS[key].safeParse(v).success) return { ok: false, message: `${key} is invalid for channel ${channel}: got ${JSON.stringify(v)}` };
+    if (!wanted) return { ok: false, key, message: `${key} is not a scope key of channel ${channel} (scope keys: ${def.scopeKeys.join(', ')})` };
+    if (!SCOPE_SCHEMAS[key].safeParse(v).success) return { ok: false, key, message: `${key} is invalid for channel ${channel}: got ${JSON.stringify(v)}` };
     scope[key] = v;
   }
   return { ok: true, scope: scope as Scope };

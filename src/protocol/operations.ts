@@ -48,22 +48,26 @@ const exclusiveWithPaging = (key: string): ParamRule => (p) =>
     ? { param: key, message: `parameter '${key}' cannot be combined with 'limit' or 'cursor' (a single-item lookup does not page)` }
     : undefined;
 
-function op<const P extends Record<string, ParamSpec>, D extends z.ZodType>(def: {
+/**
+ * Builds one table entry. `versioned` and `snapshotOf` keep their literal types so the REST
+ * client can type each answer (envelope or bare record, with or without `sequence`).
+ */
+function op<const P extends Record<string, ParamSpec>, D extends z.ZodType, const V extends boolean = true, const S extends ChannelName | undefined = undefined>(def: {
   name: string;
   path: string;
-  versioned?: boolean;
+  versioned?: V;
   params: P;
   rules?: ParamRule[];
   data: D;
-  snapshotOf?: ChannelName;
+  snapshotOf?: S;
   summary: string;
-}): OperationDef<P, D> {
+}): OperationDef<P, D> & { readonly versioned: V; readonly snapshotOf?: S } {
   return {
-    versioned: true,
+    versioned: true as V,
     rules: [],
     ...def,
     pages: 'cursor' in def.params,
-  };
+  } as OperationDef<P, D> & { readonly versioned: V; readonly snapshotOf?: S };
 }
 
 export const OPERATIONS = {

@@ -1,0 +1,165 @@
+/**
+ * The typed REST client. Every operation of the operations table is a method of the same
+ * name, built from the table (parameters, path, response schema); nothing is written per
+ * operation. Parameters are checked before anything is sent; answers are validated with
+ * the drift policy; transient failures are retried with the shared retry policy.
+ */
+import { EventEmitter } from 'eventemitter3';
+import { encodeQuery, fillPath, OPERATION_NAMES, OPERATIONS, validateParams, type OperationName } from '../protocol';
+import { InvalidParameterError } from '../errors';
+import { DriftDeduper, type DriftEvent } from './DriftDeduper';
+import { fetchText, type FetchLike } from './fetchText';
+import { interpretResponse } from './interpretResponse';
+import type { OperationArgs, OperationMethods, OperationResponse, RequestOptions } from './operationTypes';
+import { DEFAULT_RETRY_POLICY, resolveRetryPolicy, withRetry, type RetryPolicy } from './retryPolicy';
+
+/** Options of {@link RestClient}. */
+export interface RestClientOptions {
+  /** Base URL of the REST API (scheme, host, port and an optional path prefix), e.g. `http://127.0.0.1:8080`. Required. */
+  readonly baseUrl: string | URL;
+  /** Timeout of each attempt (request and whole body), in milliseconds. @default 10000 */
+  readonly timeoutMs?: number;
+  /** Retry policy; fields left out keep their defaults. @default { retries: 3, minDelayMs: 100, maxDelayMs: 2000, factor: 2, jitter: true } */
+  readonly retry?: Partial<RetryPolicy>;
+  /** The `fetch` implementation. @default globalThis.fetch */
+  readonly fetch?: FetchLike;
+  /** Reject answers carrying keys the protocol does not list, instead of dropping them. @default false */
+  readonly strict?: boolean;
+  /** Called once per (operation, record path, key) when unexpected keys were dropped. @default undefined */
+  readonly onDrift?: (event: DriftEvent) => void;
+  /** Extra request headers (e.g. credentials of a deployment that needs them). @default {} */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Options after defaults were applied. */
+export interface ResolvedRestClientOptions {
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly retry: RetryPolicy;
+  readonly fetch: FetchLike;
+  readonly strict: boolean;
+  readonly onDrift: ((event: DriftEvent) => void) | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A retry is about to happen. */
+export interface RetryEvent {
+  readonly operation: string;
+  /** The attempt that failed (1 = the first). */
+  readonly attempt: number;
+  readonly retriesLeft: number;
+  readonly error: Error;
+}
+
+/** Events of {@link RestClient.events}. */
+export interface RestClientEvents {
+  /** Unexpected keys were dropped from an answer (once per operation, path and key). */
+  drift: [event: DriftEvent];
+  /** A failed attempt is being retried. */
+  retry: [event: RetryEvent];
+}
+
+function checkTimeout(v: unknown, param: string): number {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
+    throw new InvalidParameterError(`invalid '${param}': expected a positive number of milliseconds, got ${String(v)}`, { param });
+  }
+  return v;
+}
+
+/** Applies the defaults of {@link RestClientOptions} (the one place they live). */
+export function resolveRestClientOptions(o: RestClientOptions): ResolvedRestClientOptions {
+  let url: URL;
+  try {
+    url = new URL(String(o?.baseUrl));
+  } catch {
+    throw new InvalidParameterError(`invalid 'baseUrl': expected an absolute http(s) URL, got ${JSON.stringify(o?.baseUrl)}`, { param: 'baseUrl' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InvalidParameterError(`invalid 'baseUrl': expected an http(s) URL, got ${url.protocol}`, { param: 'baseUrl' });
+  }
+  return {
+    baseUrl: url.href.replace(/\/+$/, ''),
+    timeoutMs: checkTimeout(o.timeoutMs ?? 10_000, 'timeoutMs'),
+    retry: resolveRetryPolicy(o.retry ?? {}, DEFAULT_RETRY_POLICY),
+    // Resolved per call so a fetch installed later (or replaced in tests) is used.
+    fetch: o.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    strict: o.strict ?? false,
+    onDrift: o.onDrift,
+    headers: { accept: 'application/json', ...(o.headers ?? {}) },
+  };
+}
+
+/**
+ * Typed client of the exchange's REST API.
+ *
+ * @example
+ * const rest = new RestClient({ baseUrl: 'http://127.0.0.1:8080' });
+ * const { data, sequence } = await rest.orderBook({ market_type: 'perp', market_id: 0, depth: 10 });
+ * const tx = await rest.transaction({ hash });              // unversioned: the bare record
+ * rest.events.on('retry', (e) => log(e.operation, e.error.message));
+ *
+ * Every method rejects (never throws synchronously) with an `ExchangeReplicaError`:
+ * `InvalidParameterError` (nothing sent), `RestApiError` (the server's code and status),
+ * `ResponseValidationError`, `RestTransportError`, `RestTimeoutError` or `AbortedError`.
+ */
+export class RestClient {
+  readonly options: ResolvedRestClientOptions;
+  /** `drift` and `retry` events. */
+  readonly events = new EventEmitter<RestClientEvents>();
+  readonly #drift = new DriftDeduper();
+
+  /** @throws InvalidParameterError when an option is invalid (e.g. no `baseUrl`). */
+  constructor(options: RestClientOptions) {
+    this.options = resolveRestClientOptions(options);
+  }
+
+  /**
+   * Calls any operation by name: the generic form behind every typed method.
+   * @example await rest.request('trades', { market_type: 'spot', market_id: 1, limit: 50 })
+   */
+  async request<N extends OperationName>(name: N, ...[params, opts = {}]: OperationArgs<N>): Promise<OperationResponse<N>> {
+    if (!Object.hasOwn(OPERATIONS, name)) {
+      throw new InvalidParameterError(`unknown operation ${JSON.stringify(name)}: accepted operations are ${OPERATION_NAMES.join(', ')}`, { param: 'operation' });
+    }
+    const op = OPERATIONS[name];
+    const checked = validateParams(op.params, op.rules, params);
+    if (!checked.ok) throw new InvalidParameterError(`${name}: ${checked.issue.message}`, { operation: name, param: checked.issue.param });
+    const timeoutMs = opts.timeoutMs === undefined ? this.options.timeoutMs : checkTimeout(opts.timeoutMs, 'timeoutMs');
+    const policy = opts.retry ? resolveRetryPolicy(opts.retry, this.options.retry) : this.options.retry;
+    const url = this.options.baseUrl + fillPath(op.path, checked.value) + encodeQuery(op.params, checked.value);
+    const validate = { strict: this.options.strict, onDrift: (r: { path: string; keys: readonly string[] }) => this.#reportDrift(name, r) };
+    const attempt = async () => {
+      const answer = await fetchText(url, { fetch: this.options.fetch, timeoutMs, headers: { ...this.options.headers }, operation: name, signal: opts.signal });
+      return interpretResponse(name, answer, validate) as OperationResponse<N>;
+    };
+    return withRetry(attempt, policy, opts.signal, {
+      context: { operation: name },
+      onRetry: (info) => this.events.emit('retry', { operation: name, ...info }),
+    });
+  }
+
+  #reportDrift(operation: string, report: { path: string; keys: readonly string[] }): void {
+    const event = this.#drift.filter(operation, report);
+    if (!event) return;
+    this.options.onDrift?.(event);
+    this.events.emit('drift', event);
+  }
+}
+
+// The typed methods: one per row of the operations table, all delegating to `request`.
+export interface RestClient extends OperationMethods {}
+
+type ReservedMember = 'request' | 'events' | 'options';
+// Compile-time guard: an operation may never shadow a member of the client.
+const noClash: [Extract<OperationName, ReservedMember>] extends [never] ? true : never = true;
+void noClash;
+
+for (const name of OPERATION_NAMES) {
+  Object.defineProperty(RestClient.prototype, name, {
+    configurable: true,
+    writable: true,
+    value: function (this: RestClient, params?: unknown, opts?: RequestOptions) {
+      return this.request(name, params as never, opts);
+    },
+  });
+}

@@ -1,0 +1,42 @@
+/**
+ * Turns an HTTP answer into the operation's typed value or a library error: a 2xx body is
+ * checked against the operation's response schema (with the drift policy); any other status
+ * must carry one of the two documented error bodies. @internal
+ */
+import { ErrorBody, NumericErrorBody, responseSchema, summarizeZodError, validateWithDrift, type OperationName, type ValidateOptions } from '../protocol';
+import { RestApiError, ResponseValidationError } from '../errors';
+import type { HttpAnswer } from './fetchText';
+
+function snippet(text: string): string {
+  const t = text.length > 120 ? `${text.slice(0, 120)}…` : text;
+  return JSON.stringify(t);
+}
+
+/**
+ * @throws RestApiError for a documented error body, ResponseValidationError for anything
+ * that does not follow the protocol (with the parse or schema error as `cause`).
+ */
+export function interpretResponse(operation: OperationName, answer: HttpAnswer, opts: ValidateOptions): unknown {
+  const { status, text } = answer;
+  const context = { operation, status };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new ResponseValidationError(`${operation}: HTTP ${status} answer is not valid JSON: ${snippet(text)}`, context, { cause: e });
+  }
+  if (status >= 200 && status < 300) {
+    const r = validateWithDrift(responseSchema(operation), raw, opts);
+    if (!r.ok) throw new ResponseValidationError(`${operation}: answer does not match the protocol: ${summarizeZodError(r.error)}`, context, { cause: r.error });
+    return r.value;
+  }
+  const textual = validateWithDrift(ErrorBody, raw, opts);
+  if (textual.ok) {
+    throw new RestApiError(textual.value.code, `${operation}: ${textual.value.error} (HTTP ${status}, ${textual.value.code})`, context);
+  }
+  const numeric = validateWithDrift(NumericErrorBody, raw, opts);
+  if (numeric.ok) {
+    throw new RestApiError(numeric.value.code, `${operation}: ${numeric.value.message} (HTTP ${status}, code ${numeric.value.code})`, context);
+  }
+  throw new ResponseValidationError(`${operation}: HTTP ${status} with an error body of unknown shape: ${snippet(text)}`, context, { cause: textual.error });
+}
