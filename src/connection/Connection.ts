@@ -1,0 +1,305 @@
+/**
+ * The feed connection: one WebSocket at a time, opened lazily, kept alive with protocol
+ * pings, reopened with backoff when it drops, and given up for good only when the feed says
+ * it does not exist (`FEED_UNAVAILABLE`) or the reconnect attempts run out. It knows nothing
+ * of channels or subscriptions: it moves text frames, and the router re-subscribes after
+ * each `open`.
+ */
+import { EventEmitter } from 'eventemitter3';
+import type { Observable } from 'rxjs';
+import { ClientClosedError, ConnectionFailedError, FeedError, type ExchangeReplicaError } from '../errors';
+import { decodeServerFrame, type ClientFrame, type FeedErrorCode } from '../protocol';
+import { resolveConnectionOptions, SOCKET_OPEN, type ConnectionOptions, type RawSocketData, type ResolvedConnectionOptions, type WebSocketLike } from './connectionOptions';
+import { ConnectionState, type ConnectionStateName, type StateChange } from './connectionState';
+import { KeepAlive } from './keepAlive';
+import { FatalAttemptError, ReconnectPolicy, reconnectLoop } from './reconnectPolicy';
+
+/** Payload of `open`. */
+export interface OpenInfo {
+  /** 1 for the first socket, then +1 for each reopened one. Server subscription ids are only valid within one generation. */
+  readonly generation: number;
+  /** Consecutive reconnect attempts it took (0 for the first connect or after a stable period). */
+  readonly attempts: number;
+}
+
+/** Payload of `close`. */
+export interface CloseInfo {
+  /** WebSocket close code; 1006 when the socket ended without a close frame (including our own termination of a dead one). */
+  readonly code: number;
+  readonly reason: string;
+  /** False when the connection was closed by the caller or failed for good. */
+  readonly willReconnect: boolean;
+}
+
+export interface ConnectionEvents {
+  state: (change: StateChange) => void;
+  open: (info: OpenInfo) => void;
+  /** One text frame from the server, exactly as received. Server error frames that end the connection are consumed here. */
+  message: (text: string) => void;
+  close: (info: CloseInfo) => void;
+  /** The connection failed for good (`FeedError` FEED_UNAVAILABLE or `ConnectionFailedError`). */
+  error: (error: ExchangeReplicaError) => void;
+}
+
+const ABNORMAL_CLOSURE = 1006;
+const NORMAL_CLOSURE = 1000;
+const FEED_UNAVAILABLE: FeedErrorCode = 'FEED_UNAVAILABLE';
+const HEARTBEAT_TIMEOUT: FeedErrorCode = 'HEARTBEAT_TIMEOUT';
+
+/**
+ * @example
+ * const connection = new Connection({ url: 'ws://127.0.0.1:8080/ws' });
+ * connection.on('message', (text) => console.log(text));
+ * connection.on('open', () => connection.send({ type: 'subscribe', request_id: connection.nextRequestId(), channel: 'bbo', market_id: 0, is_perps: true }));
+ * connection.connect();
+ * // later
+ * connection.close();
+ */
+export class Connection extends EventEmitter<ConnectionEvents> {
+  readonly options: ResolvedConnectionOptions;
+  private readonly machine: ConnectionState;
+  private readonly policy: ReconnectPolicy;
+  private readonly keepAlive: KeepAlive;
+  private socket: WebSocketLike | undefined;
+  private openCount = 0;
+  private requestCount = 0;
+  private loop: AbortController | undefined;
+  private stableTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Why the current socket is about to end, when the server told us first (HEARTBEAT_TIMEOUT). */
+  private closingReason: string | undefined;
+  private lastSocketError: Error | undefined;
+  private failure: ExchangeReplicaError | undefined;
+
+  /** @throws InvalidParameterError on an option that cannot work. */
+  constructor(options: ConnectionOptions) {
+    super();
+    this.options = resolveConnectionOptions(options);
+    this.machine = new ConnectionState(this);
+    this.policy = new ReconnectPolicy(this.options.reconnect, this.options.random);
+    this.keepAlive = new KeepAlive({
+      intervalMs: this.options.heartbeatIntervalMs,
+      timeoutMs: this.options.pongTimeoutMs,
+      ping: () => this.send({ type: 'ping', request_id: this.nextRequestId() }),
+      onDead: (reason) => this.terminateDead(reason),
+    });
+  }
+
+  get state(): ConnectionStateName {
+    return this.machine.value;
+  }
+
+  /** Every state change (the current one first); completes after `closed`. */
+  get state$(): Observable<StateChange> {
+    return this.machine.state$;
+  }
+
+  /** Number of sockets opened so far (the generation of the current one). */
+  get generation(): number {
+    return this.openCount;
+  }
+
+  /** Why the connection is `failed`, else undefined. */
+  get failureError(): ExchangeReplicaError | undefined {
+    return this.failure;
+  }
+
+  /** A fresh request id, unique on this connection (shared by pings and the router's requests). */
+  nextRequestId(): string {
+    return String(++this.requestCount);
+  }
+
+  /** Opens the first socket. Does nothing unless the state is `idle`. */
+  connect(): void {
+    if (this.state !== 'idle') return;
+    this.machine.setState('connecting', 'connect() called');
+    const loop = (this.loop = new AbortController());
+    this.openSocket(loop.signal).then(
+      () => undefined,
+      (error: Error) => {
+        if (loop.signal.aborted) return;
+        if (error instanceof FatalAttemptError) return this.fail(error.originalError as ExchangeReplicaError, error.message);
+        this.startReconnect(`connect failed: ${error.message}`);
+      },
+    );
+  }
+
+  /**
+   * Sends one frame if, and only if, a socket is open right now. Nothing is ever queued:
+   * a frame that could not be sent is the caller's to resend after the next `open`.
+   * @returns whether the frame was handed to the socket.
+   */
+  send(frame: ClientFrame): boolean {
+    const ws = this.socket;
+    if (ws === undefined || ws.readyState !== SOCKET_OPEN) return false;
+    ws.send(JSON.stringify(frame));
+    return true;
+  }
+
+  /** Closes for good: no reconnect, every timer released. Idempotent. */
+  close(): void {
+    if (this.state === 'closed') return;
+    this.loop?.abort(new ClientClosedError('the connection was closed'));
+    this.loop = undefined;
+    const ws = this.detach();
+    this.machine.setState('closed', 'close() called');
+    if (ws === undefined) return;
+    ws.close(NORMAL_CLOSURE, 'client closed');
+    this.emit('close', { code: NORMAL_CLOSURE, reason: 'closed by the client', willReconnect: false });
+  }
+
+  // ---- socket lifecycle ------------------------------------------------------
+
+  /** Creates a socket; resolves once it is open and adopted, rejects if it fails to open. */
+  private openSocket(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let ws: WebSocketLike;
+      try {
+        ws = new this.options.WebSocket(this.options.url);
+      } catch (e) {
+        const message = `cannot open a socket to ${this.options.url}: ${(e as Error).message}`;
+        return reject(new FatalAttemptError(new ConnectionFailedError(message, {}, { cause: e })));
+      }
+      let settled = false;
+      const settle = () => {
+        settled = true;
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+      };
+      const failAttempt = (error: Error) => {
+        if (settled) return;
+        settle();
+        ws.terminate();
+        reject(error);
+      };
+      const onAbort = () => failAttempt(signal.reason as Error);
+      const timer = setTimeout(() => failAttempt(new Error(`socket not open after ${this.options.connectTimeoutMs} ms`)), this.options.connectTimeoutMs);
+      signal.addEventListener('abort', onAbort, { once: true });
+
+      ws.on('open', () => {
+        if (settled) return;
+        settle();
+        this.adopt(ws);
+        resolve();
+      });
+      ws.on('message', (data) => {
+        if (ws === this.socket) this.onMessage(data);
+      });
+      ws.on('error', (error) => {
+        if (!settled) failAttempt(error);
+        else if (ws === this.socket) this.lastSocketError = error;
+      });
+      ws.on('close', (code, reason) => {
+        if (!settled) failAttempt(new Error(`socket closed before opening (code ${code})`));
+        else if (ws === this.socket) this.onSocketClosed(code, reason.toString());
+      });
+    });
+  }
+
+  private adopt(ws: WebSocketLike): void {
+    this.socket = ws;
+    this.lastSocketError = undefined;
+    const generation = ++this.openCount;
+    const attempts = this.policy.attempts;
+    this.keepAlive.start();
+    this.stableTimer = setTimeout(() => {
+      this.stableTimer = undefined;
+      this.policy.reset();
+    }, this.options.reconnect.stableAfterMs);
+    this.machine.setState('open', generation === 1 ? 'connected' : `reconnected (generation ${generation}, after ${attempts} attempt(s))`);
+    // A state listener may have closed the connection already.
+    if (this.socket === ws) this.emit('open', { generation, attempts });
+  }
+
+  /** Hot path: one conversion to string, one liveness mark, one substring scan. */
+  private onMessage(data: RawSocketData): void {
+    // The protocol uses text frames only; a binary one is decoded as UTF-8 all the same (the router reports it if it does not parse).
+    const text = typeof data === 'string' ? data : Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
+    this.keepAlive.onFrame();
+    // Only error frames contain the quoted word `"error"` (their type and key); the rare hit is parsed in full.
+    if (text.includes('"error"') && this.consumeClosingError(text)) return;
+    this.emit('message', text);
+  }
+
+  /** Handles the error frames after which the server closes. Returns true when the frame was one. */
+  private consumeClosingError(text: string): boolean {
+    const decoded = decodeServerFrame(text);
+    if (!decoded.ok || decoded.frame.type !== 'error') return false;
+    const { code, error } = decoded.frame;
+    if (code === FEED_UNAVAILABLE) {
+      const failure = new FeedError(FEED_UNAVAILABLE, `the streaming feed at ${this.options.url} is not available on this deployment (server: ${error}); not reconnecting, REST calls are unaffected`);
+      this.fail(failure, `server sent ${FEED_UNAVAILABLE}`);
+      return true;
+    }
+    if (code === HEARTBEAT_TIMEOUT) {
+      // The server closes right after; reconnecting is the normal drop path, with this reason.
+      this.closingReason = `server sent ${HEARTBEAT_TIMEOUT}: ${error}`;
+      return true;
+    }
+    return false;
+  }
+
+  private onSocketClosed(code: number, reason: string): void {
+    const why = this.closingReason ?? `socket closed by the server (code ${code}${reason ? `, ${reason}` : ''}${this.lastSocketError ? `, ${this.lastSocketError.message}` : ''})`;
+    this.detach();
+    this.dropped(code, why);
+  }
+
+  /** The keep-alive saw no frame in time: the socket is dead even if TCP thinks otherwise. */
+  private terminateDead(reason: string): void {
+    const ws = this.detach();
+    if (ws === undefined) return;
+    ws.terminate();
+    this.dropped(ABNORMAL_CLOSURE, reason);
+  }
+
+  /** A socket that was open has ended without the caller asking: reconnect. */
+  private dropped(code: number, reason: string): void {
+    this.machine.setState('reconnecting', reason);
+    this.emit('close', { code, reason, willReconnect: true });
+    // A `close` listener may have closed the connection.
+    if (this.state === 'reconnecting') this.runReconnectLoop();
+  }
+
+  private startReconnect(reason: string): void {
+    this.machine.setState('reconnecting', reason);
+    this.runReconnectLoop();
+  }
+
+  private runReconnectLoop(): void {
+    const loop = (this.loop = new AbortController());
+    reconnectLoop(this.policy, (signal) => this.openSocket(signal), loop.signal).then(
+      () => undefined,
+      (error: Error) => {
+        if (loop.signal.aborted) return;
+        if (error instanceof ConnectionFailedError) return this.fail(error, error.message);
+        const attempts = this.policy.attempts;
+        this.fail(new ConnectionFailedError(`gave up reconnecting to ${this.options.url} after ${attempts} attempt(s): ${error.message}`, {}, { cause: error }), `reconnect attempts exhausted (${attempts})`);
+      },
+    );
+  }
+
+  /** The connection cannot work: no reconnect, until `close()`. */
+  private fail(error: ExchangeReplicaError, reason: string): void {
+    this.failure = error;
+    this.loop?.abort(error);
+    this.loop = undefined;
+    const ws = this.detach();
+    this.machine.setState('failed', reason);
+    if (ws !== undefined) {
+      ws.close(NORMAL_CLOSURE, 'client gave up');
+      this.emit('close', { code: NORMAL_CLOSURE, reason, willReconnect: false });
+    }
+    this.emit('error', error);
+  }
+
+  /** Forgets the current socket (its late events are ignored) and stops its timers. */
+  private detach(): WebSocketLike | undefined {
+    const ws = this.socket;
+    this.socket = undefined;
+    this.closingReason = undefined;
+    this.keepAlive.stop();
+    if (this.stableTimer !== undefined) clearTimeout(this.stableTimer);
+    this.stableTimer = undefined;
+    return ws;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The options of a `Connection`, their defaults (applied here and nowhere else) and the
+ * minimal WebSocket surface the connection relies on.
+ */
+import WebSocket from 'ws';
+import { InvalidParameterError } from '../errors';
+import { SERVER_IDLE_TIMEOUT_MS } from '../protocol';
+import type { ReconnectPolicyOptions, ResolvedReconnectPolicyOptions } from './reconnectPolicy';
+
+/** What a text or binary message from `ws` can be. */
+export type RawSocketData = Buffer | ArrayBuffer | Buffer[] | string;
+
+/** The part of the `ws` client the connection uses; a test double may implement just this. */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  terminate(): void;
+  on(event: 'open', listener: () => void): unknown;
+  on(event: 'message', listener: (data: RawSocketData, isBinary: boolean) => void): unknown;
+  on(event: 'close', listener: (code: number, reason: Buffer) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/** A constructor of sockets, e.g. the `ws` package's `WebSocket`. */
+export type WebSocketConstructor = new (url: string) => WebSocketLike;
+
+/** `readyState` of an open socket (the WebSocket standard's value). */
+export const SOCKET_OPEN = 1;
+
+export interface ConnectionOptions {
+  /** Feed URL, e.g. `ws://127.0.0.1:8080/ws`. */
+  readonly url: string;
+  /** The socket class. @default the `ws` package's WebSocket */
+  readonly WebSocket?: WebSocketConstructor;
+  /**
+   * Time between two protocol pings. Must stay well inside the server's idle window (60 s):
+   * the ping is also what keeps a quiet connection alive.
+   * @default 15000
+   */
+  readonly heartbeatIntervalMs?: number;
+  /** After a ping, the server must send some frame within this time, else the socket is dead: it is terminated and reconnected. @default 10000 */
+  readonly pongTimeoutMs?: number;
+  /** A socket that is not open after this time counts as a failed attempt. @default 10000 */
+  readonly connectTimeoutMs?: number;
+  /** Backoff between reconnect attempts (each key has its own default). */
+  readonly reconnect?: ReconnectPolicyOptions;
+  /** Source of the reconnect jitter, uniform in [0, 1). Inject a seeded one in tests. @default Math.random */
+  readonly random?: () => number;
+}
+
+export interface ResolvedConnectionOptions {
+  readonly url: string;
+  readonly WebSocket: WebSocketConstructor;
+  readonly heartbeatIntervalMs: number;
+  readonly pongTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+  readonly reconnect: ResolvedReconnectPolicyOptions;
+  readonly random: () => number;
+}
+
+/**
+ * Applies the defaults of `ConnectionOptions`.
+ * @throws InvalidParameterError on a setting that cannot work (e.g. a heartbeat slower than the server's idle timeout).
+ */
+export function resolveConnectionOptions(options: ConnectionOptions): ResolvedConnectionOptions {
+  const r = options.reconnect ?? {};
+  const resolved: ResolvedConnectionOptions = {
+    url: options.url,
+    WebSocket: options.WebSocket ?? WebSocket,
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 15_000,
+    pongTimeoutMs: options.pongTimeoutMs ?? 10_000,
+    connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+    reconnect: {
+      initialDelayMs: r.initialDelayMs ?? 250,
+      maxDelayMs: r.maxDelayMs ?? 10_000,
+      factor: r.factor ?? 2,
+      jitter: r.jitter ?? 0.5,
+      stableAfterMs: r.stableAfterMs ?? 30_000,
+      maxAttempts: r.maxAttempts ?? Number.POSITIVE_INFINITY,
+    },
+    random: options.random ?? Math.random,
+  };
+  if (!(resolved.heartbeatIntervalMs > 0 && resolved.heartbeatIntervalMs < SERVER_IDLE_TIMEOUT_MS)) {
+    throw new InvalidParameterError(`heartbeatIntervalMs must be in (0, ${SERVER_IDLE_TIMEOUT_MS}): got ${resolved.heartbeatIntervalMs}`, { param: 'heartbeatIntervalMs' });
+  }
+  for (const key of ['pongTimeoutMs', 'connectTimeoutMs'] as const) {
+    if (!(resolved[key] > 0)) throw new InvalidParameterError(`${key} must be > 0: got ${resolved[key]}`, { param: key });
+  }
+  const { jitter, factor, initialDelayMs, maxDelayMs, maxAttempts } = resolved.reconnect;
+  if (!(jitter >= 0 && jitter <= 1)) throw new InvalidParameterError(`reconnect.jitter must be in [0, 1]: got ${jitter}`, { param: 'reconnect.jitter' });
+  if (!(factor >= 1)) throw new InvalidParameterError(`reconnect.factor must be >= 1: got ${factor}`, { param: 'reconnect.factor' });
+  if (!(initialDelayMs >= 0 && maxDelayMs >= initialDelayMs)) throw new InvalidParameterError(`reconnect delays must satisfy 0 <= initialDelayMs <= maxDelayMs: got ${initialDelayMs}, ${maxDelayMs}`, { param: 'reconnect.initialDelayMs' });
+  if (!(maxAttempts >= 1)) throw new InvalidParameterError(`reconnect.maxAttempts must be >= 1: got ${maxAttempts}`, { param: 'reconnect.maxAttempts' });
+  return resolved;
+}

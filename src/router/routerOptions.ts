@@ -1,0 +1,57 @@
+/** The options of a `SubscriptionRouter` and their defaults (applied here and nowhere else). */
+import { InvalidParameterError } from '../errors';
+import { decodeServerFrame, type ChannelName, type DecodeResult, type DriftReport, type ValidateOptions } from '../protocol';
+import { wallClockNs } from '../metrics/wallClockNs';
+
+/**
+ * What a frame decoder returns: the protocol's `DecodeResult`, where a decoder that already
+ * checked an update's `data` against its channel's schema (a fast path) says so with
+ * `dataValidated: true`, and the router does not check it again.
+ */
+export type RouterDecodeResult = (Extract<DecodeResult, { ok: true }> & { readonly dataValidated?: boolean }) | Extract<DecodeResult, { ok: false }>;
+
+/** Turns one text frame into a typed server frame; never throws. */
+export type FrameDecoder = (text: string, options: ValidateOptions) => RouterDecodeResult;
+
+/** Where a drift report comes from: an update of a stream, or (no channel) a frame's envelope. */
+export interface DriftContext {
+  readonly channel?: ChannelName;
+  readonly stream?: string;
+}
+
+export interface RouterOptions {
+  /** Time a subscribe or unsubscribe may wait for its answer. @default 10000 */
+  readonly requestTimeoutMs?: number;
+  /** Reject frames and update data with unexpected keys instead of dropping the keys. @default false */
+  readonly strict?: boolean;
+  /** Called for each location where unexpected keys were dropped (non-strict mode). @default none */
+  readonly onDrift?: (report: DriftReport, context: DriftContext) => void;
+  /** Frame decoder (e.g. a fast path for hot frames). @default decodeServerFrame of the protocol module */
+  readonly decode?: FrameDecoder;
+  /** Clock of `receivedAtNs`, Unix nanoseconds. @default wallClockNs */
+  readonly nowNs?: () => bigint;
+}
+
+export interface ResolvedRouterOptions {
+  readonly requestTimeoutMs: number;
+  readonly strict: boolean;
+  readonly onDrift: ((report: DriftReport, context: DriftContext) => void) | undefined;
+  readonly decode: FrameDecoder;
+  readonly nowNs: () => bigint;
+}
+
+/**
+ * Applies the defaults of `RouterOptions`.
+ * @throws InvalidParameterError when `requestTimeoutMs` is not positive.
+ */
+export function resolveRouterOptions(options: RouterOptions): ResolvedRouterOptions {
+  const resolved: ResolvedRouterOptions = {
+    requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+    strict: options.strict ?? false,
+    onDrift: options.onDrift,
+    decode: options.decode ?? decodeServerFrame,
+    nowNs: options.nowNs ?? wallClockNs,
+  };
+  if (!(resolved.requestTimeoutMs > 0)) throw new InvalidParameterError(`requestTimeoutMs must be > 0: got ${resolved.requestTimeoutMs}`, { param: 'requestTimeoutMs' });
+  return resolved;
+}
