@@ -1,0 +1,218 @@
+/**
+ * One feed connection: answers the client's frames (subscribe, unsubscribe, ping), sends
+ * its subscriptions' updates through its bounded {@link OutgoingQueue}, and closes it with
+ * `HEARTBEAT_TIMEOUT` after `heartbeatTimeoutMs` without any client frame. @internal
+ */
+import type { Duplex } from 'node:stream';
+import type { RawData, WebSocket } from 'ws';
+import type { ChannelName, FeedErrorCode, Scope } from '../../protocol';
+import type { StreamEvent } from '../contracts';
+import type { FeedSubscription } from './FeedSubscription';
+import { OutgoingQueue, type QueueEnvironment } from './OutgoingQueue';
+import { parseClientFrame } from './parseClientFrame';
+import { errorFrame, pongFrame, resyncRequiredFrame, subscribedFrame, unsubscribedFrame } from './serverFrames';
+
+/** What a connection needs from its feed server. */
+export interface ConnectionHost {
+  readonly heartbeatTimeoutMs: number;
+  /** Creates and indexes a subscription, or returns why the scope is refused. */
+  subscribe(connectionId: number, channel: ChannelName, scope: Scope): FeedSubscription | string;
+  /** Removes a subscription from the stream index. */
+  unsubscribe(sub: FeedSubscription): void;
+  /** The connection's socket closed (by either side). */
+  closed(connectionId: number): void;
+}
+
+/** A subscription as listed for tests and tools. */
+export interface SubscriptionInfo {
+  readonly id: string;
+  readonly channel: ChannelName;
+  readonly scope: Scope;
+  readonly key: string;
+}
+
+/** A connection as listed for tests and tools. */
+export interface ConnectionInfo {
+  readonly id: number;
+  readonly remoteAddress: string;
+  /** Wall-clock Unix ms of the upgrade. */
+  readonly openedAtMs: number;
+  /** Bytes waiting in the server's queue for this connection (delayed, stalled or held frames). */
+  readonly queuedBytes: number;
+  readonly stalled: boolean;
+  readonly subscriptions: readonly SubscriptionInfo[];
+}
+
+/** Close code for server-initiated closes after a closing error frame. */
+const NORMAL_CLOSE = 1000;
+
+export class FeedConnection {
+  readonly openedAtMs = Date.now();
+  private readonly subs = new Map<string, FeedSubscription>();
+  readonly queue: OutgoingQueue;
+  private lastHeardAt = performance.now();
+  private heartbeat: NodeJS.Timeout | undefined;
+  private corked = false;
+  private ended = false;
+
+  constructor(
+    readonly id: number,
+    private readonly ws: WebSocket,
+    /** The TCP socket under `ws`, corked for the rest of a tick so a burst leaves in one write. */
+    private readonly raw: Duplex,
+    private readonly host: ConnectionHost,
+    private readonly env: QueueEnvironment,
+    readonly remoteAddress: string,
+  ) {
+    this.queue = new OutgoingQueue(
+      {
+        send: (text) => this.send(text),
+        bufferedAmount: () => this.ws.bufferedAmount,
+        close: (code, reason) => this.ws.close(code, reason),
+        terminate: () => this.ws.terminate(),
+      },
+      env,
+    );
+    ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    ws.on('close', () => this.dispose());
+    // A socket error is followed by 'close'; nothing else to do, but it must be listened to.
+    ws.on('error', () => {});
+    this.heartbeat = setTimeout(this.checkHeartbeat, host.heartbeatTimeoutMs);
+  }
+
+  /** Sends one update of `sub`'s stream, after a `resync_required` when updates were skipped. */
+  deliver(sub: FeedSubscription, event: StreamEvent): void {
+    if (sub.resyncPending) {
+      sub.resyncPending = false;
+      this.queue.push({ kind: 'text', text: resyncRequiredFrame(sub.id, sub.channel, 'gap'), sub });
+    }
+    this.queue.push({ kind: 'update', sub, event });
+  }
+
+  /** Holds every outgoing frame (updates, acks, pongs) for `ms`; the socket stays open. */
+  stall(ms: number): void {
+    this.queue.stall(ms);
+  }
+
+  /** Ends a stall now. */
+  unstall(): void {
+    this.queue.unstall();
+  }
+
+  /** Drops the socket at once (no close frame). */
+  drop(): void {
+    this.queue.dispose();
+    this.ws.terminate();
+  }
+
+  /** Sends a closing error frame (after what is already queued), then closes. */
+  closeWithError(code: FeedErrorCode, message: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.clearHeartbeat();
+    this.queue.push({ kind: 'text', text: errorFrame(code, message) });
+    this.queue.push({ kind: 'close', code: NORMAL_CLOSE, reason: code });
+  }
+
+  /** Active subscriptions, oldest first. */
+  subscriptions(): FeedSubscription[] {
+    return [...this.subs.values()];
+  }
+
+  info(): ConnectionInfo {
+    return {
+      id: this.id,
+      remoteAddress: this.remoteAddress,
+      openedAtMs: this.openedAtMs,
+      queuedBytes: this.queue.queuedBytes,
+      stalled: this.queue.stalled,
+      subscriptions: this.subscriptions().map(({ id, channel, scope, key }) => ({ id, channel, scope, key })),
+    };
+  }
+
+  private send(text: string): void {
+    if (!this.corked) {
+      this.corked = true;
+      this.raw.cork();
+      process.nextTick(this.uncork);
+    }
+    this.ws.send(text);
+  }
+
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.raw.uncork();
+  };
+
+  private onMessage(data: RawData, isBinary: boolean): void {
+    this.lastHeardAt = performance.now();
+    if (this.ended) return;
+    const frame = isBinary
+      ? ({ kind: 'error', code: 'INVALID_MESSAGE', message: 'binary frames are not accepted: send JSON text frames', requestId: '', subscriptionId: null } as const)
+      : parseClientFrame(data.toString());
+    switch (frame.kind) {
+      case 'ping':
+        this.queue.push({ kind: 'text', text: pongFrame(frame.requestId, this.env.clockNs()) });
+        return;
+      case 'subscribe': {
+        const sub = this.host.subscribe(this.id, frame.channel, frame.scope);
+        if (typeof sub === 'string') {
+          this.queue.push({ kind: 'text', text: errorFrame('INVALID_SUBSCRIPTION', sub, frame.requestId) });
+          return;
+        }
+        this.subs.set(sub.id, sub);
+        this.queue.push({ kind: 'text', text: subscribedFrame(frame.requestId, sub.id, sub.channel) });
+        return;
+      }
+      case 'unsubscribe': {
+        const sub = this.subs.get(frame.subscriptionId);
+        if (!sub) {
+          const message = `subscription ${JSON.stringify(frame.subscriptionId)} is not active on this connection`;
+          this.queue.push({ kind: 'text', text: errorFrame('UNKNOWN_SUBSCRIPTION', message, frame.requestId, frame.subscriptionId) });
+          return;
+        }
+        this.end(sub);
+        this.queue.push({ kind: 'text', text: unsubscribedFrame(frame.requestId, sub.id) });
+        return;
+      }
+      case 'error':
+        this.queue.push({ kind: 'text', text: errorFrame(frame.code, frame.message, frame.requestId, frame.subscriptionId) });
+        return;
+    }
+  }
+
+  private end(sub: FeedSubscription): void {
+    sub.active = false;
+    this.subs.delete(sub.id);
+    this.host.unsubscribe(sub);
+    this.queue.discardHeld(sub);
+  }
+
+  private readonly checkHeartbeat = (): void => {
+    const timeout = this.host.heartbeatTimeoutMs;
+    const left = timeout - (performance.now() - this.lastHeardAt);
+    if (left > 0) {
+      this.heartbeat = setTimeout(this.checkHeartbeat, Math.ceil(left));
+      return;
+    }
+    this.heartbeat = undefined;
+    this.closeWithError('HEARTBEAT_TIMEOUT', `no frame from the client for ${timeout} ms`);
+  };
+
+  private clearHeartbeat(): void {
+    if (this.heartbeat) clearTimeout(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+
+  private dispose(): void {
+    this.ended = true;
+    this.clearHeartbeat();
+    this.queue.dispose();
+    for (const sub of this.subs.values()) {
+      sub.active = false;
+      this.host.unsubscribe(sub);
+    }
+    this.subs.clear();
+    this.host.closed(this.id);
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Per-stream fault state consulted by the feed's fan-out: updates to skip (silently, or
+ * followed by `resync_required`), and stalls that hold a stream's frames back. The state
+ * is per stream (shared by all its subscribers), like the stream's `seq`. @internal
+ */
+
+/** What the fan-out does with one published event of a stream. */
+export type StreamVerdict = 'deliver' | 'skipSilently' | 'skipWithResync';
+
+interface Stall {
+  until: number;
+  timer: NodeJS.Timeout;
+}
+
+export class StreamFaults {
+  private readonly silentSkips = new Map<string, number>();
+  private readonly resyncSkips = new Map<string, number>();
+  private readonly stalls = new Map<string, Stall>();
+
+  /** @param onStallEnd called when a stream's stall is over, to release its held frames */
+  constructor(private readonly onStallEnd: (key: string) => void) {}
+
+  /** The next `n` updates of stream `key` are sent to nobody, and nothing says so. */
+  skipSilently(key: string, n: number): void {
+    this.silentSkips.set(key, (this.silentSkips.get(key) ?? 0) + n);
+  }
+
+  /** The next `n` updates of stream `key` are skipped; its subscribers then get `resync_required`. */
+  skipWithResync(key: string, n: number): void {
+    this.resyncSkips.set(key, (this.resyncSkips.get(key) ?? 0) + n);
+  }
+
+  /** Consumes one pending skip of the stream, if any. Resync skips go first. */
+  verdict(key: string): StreamVerdict {
+    if (this.resyncSkips.size !== 0 && this.take(this.resyncSkips, key)) return 'skipWithResync';
+    if (this.silentSkips.size !== 0 && this.take(this.silentSkips, key)) return 'skipSilently';
+    return 'deliver';
+  }
+
+  /** Holds the stream's frames for `ms` on every connection; a new stall never shortens one in force. */
+  stall(key: string, ms: number): void {
+    const until = performance.now() + ms;
+    const current = this.stalls.get(key);
+    if (current && current.until >= until) return;
+    if (current) clearTimeout(current.timer);
+    const timer = setTimeout(() => {
+      this.stalls.delete(key);
+      this.onStallEnd(key);
+    }, ms);
+    this.stalls.set(key, { until, timer });
+  }
+
+  isStalled(key: string): boolean {
+    return this.stalls.size !== 0 && this.stalls.has(key);
+  }
+
+  /** Stream keys with a fault pending or in force (for inspection). */
+  pending(): { silentSkips: Record<string, number>; resyncSkips: Record<string, number>; stalled: string[] } {
+    return { silentSkips: Object.fromEntries(this.silentSkips), resyncSkips: Object.fromEntries(this.resyncSkips), stalled: [...this.stalls.keys()] };
+  }
+
+  /** Clears every skip; ends every stall now (held frames are released). */
+  clear(): void {
+    this.silentSkips.clear();
+    this.resyncSkips.clear();
+    const keys = [...this.stalls.keys()];
+    for (const s of this.stalls.values()) clearTimeout(s.timer);
+    this.stalls.clear();
+    for (const key of keys) this.onStallEnd(key);
+  }
+
+  /** Stops every timer without releasing anything (the server is closing). */
+  dispose(): void {
+    for (const s of this.stalls.values()) clearTimeout(s.timer);
+    this.stalls.clear();
+    this.silentSkips.clear();
+    this.resyncSkips.clear();
+  }
+
+  private take(map: Map<string, number>, key: string): boolean {
+    const n = map.get(key);
+    if (n === undefined) return false;
+    if (n <= 1) map.delete(key);
+    else map.set(key, n - 1);
+    return true;
+  }
+}
