@@ -3,6 +3,7 @@
  * once and drives any reducer: it builds a state from a REST snapshot, then folds updates.
  */
 import type { ChannelName, Scope } from '../protocol';
+import type { LoadedSnapshot, SnapshotRequest } from './SnapshotFetcher';
 
 /** Thrown by `apply` when an update would make the replica wrong (e.g. a crossed book): the replica resyncs. */
 export class ReplicaIntegrityError extends Error {
@@ -15,12 +16,22 @@ export class ReplicaIntegrityError extends Error {
 
 export interface Reducer<State, Data = unknown, Snapshot = unknown> {
   readonly channel: ChannelName;
-  /** Builds a fresh state from the snapshot's `data` (all pages already merged for paged snapshots). */
-  fromSnapshot(snapshot: Snapshot, scope: Scope): State;
+  /**
+   * Builds a fresh state from the snapshot's `data` (all pages already merged for paged snapshots).
+   * `previous` is the state shown before this resync (undefined on the first sync): a reducer
+   * reads from it what must survive a resync (the last event delivered) and never mutates it.
+   */
+  fromSnapshot(snapshot: Snapshot, scope: Scope, previous?: State): State;
   /**
    * Folds one validated update `data` (its stream `seq` given for reference). May mutate
    * `state` in place and return it, or return a new state.
    * @throws ReplicaIntegrityError when the result would be inconsistent: the caller resyncs.
    */
   apply(state: State, data: Data, seq: bigint): State;
+  /**
+   * Fetches the snapshot when one request of the channel's snapshot operation is not enough
+   * (every page of `orders`, paging back through event history). Absent: one request of
+   * `CHANNELS[channel].snapshot` with `snapshotParams(scope)`.
+   */
+  loadSnapshot?(request: SnapshotRequest<State>): Promise<LoadedSnapshot<Snapshot>>;
 }

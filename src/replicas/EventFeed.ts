@@ -1,0 +1,172 @@
+/**
+ * Hands event items to consumers.
+ *
+ * - `events$` pushes each item synchronously to every subscriber, so none can fall behind
+ *   and nothing is held: lossless with no buffer at all.
+ * - `iterate()` serves consumers that await between items: each iterator has its own
+ *   bounded buffer (default 10,000 items). When it is full, newer items are dropped and
+ *   replaced by ONE gap marker (`reason: 'overflow'`) naming the range dropped, delivered
+ *   in order once the consumer catches up. Memory stays bounded whatever the consumer does.
+ */
+import { Subject, type Observable } from 'rxjs';
+import { InvalidParameterError } from '../errors';
+import type { EventItem, GapMarker } from './EventItem';
+
+/** Items buffered per iterator. @default 10000 */
+export const DEFAULT_EVENT_BUFFER = 10_000;
+
+export interface EventIteratorOptions {
+  /** Items held for this consumer before overflow. @default DEFAULT_EVENT_BUFFER */
+  readonly bufferSize?: number;
+}
+
+function range(item: EventItem<unknown>): [bigint, bigint] {
+  return item.kind === 'gap' ? [item.fromSequence, item.toSequence] : [item.sequence, item.sequence];
+}
+
+/** One consumer's bounded queue. */
+class BoundedQueue<T> {
+  private items: EventItem<T>[] = [];
+  private head = 0;
+  private overflow?: GapMarker;
+  private waiter?: (result: IteratorResult<EventItem<T>>) => void;
+  private ended = false;
+
+  constructor(
+    private readonly capacity: number,
+    private readonly onDone: () => void,
+  ) {}
+
+  push(item: EventItem<T>): void {
+    if (this.ended) return;
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = undefined;
+      w({ value: item, done: false });
+      return;
+    }
+    if (this.size() >= this.capacity) {
+      const [from, to] = range(item);
+      this.overflow = this.overflow
+        ? { kind: 'gap', fromSequence: min(this.overflow.fromSequence, from), toSequence: max(this.overflow.toSequence, to), reason: 'overflow' }
+        : { kind: 'gap', fromSequence: from, toSequence: to, reason: 'overflow' };
+      return;
+    }
+    if (this.overflow) {
+      this.items.push(this.overflow);
+      this.overflow = undefined;
+    }
+    this.items.push(item);
+  }
+
+  next(): Promise<IteratorResult<EventItem<T>>> {
+    const item = this.take();
+    if (item) return Promise.resolve({ value: item, done: false });
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => {
+      this.waiter = resolve;
+    });
+  }
+
+  /** Ends the queue once what it holds is consumed. */
+  end(): void {
+    this.ended = true;
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = undefined;
+      w({ value: undefined, done: true });
+    }
+  }
+
+  /** The consumer stopped: drop everything. */
+  stop(): void {
+    this.items = [];
+    this.head = 0;
+    this.overflow = undefined;
+    this.end();
+    this.onDone();
+  }
+
+  private size(): number {
+    return this.items.length - this.head + (this.overflow ? 1 : 0);
+  }
+
+  private take(): EventItem<T> | undefined {
+    if (this.head < this.items.length) {
+      const item = this.items[this.head++]!;
+      if (this.head === this.items.length) {
+        this.items = [];
+        this.head = 0;
+      }
+      return item;
+    }
+    const gap = this.overflow;
+    this.overflow = undefined;
+    return gap;
+  }
+}
+
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+
+/**
+ * @example
+ * for await (const item of feed.iterate()) {
+ *   if (item.kind === 'gap') warn(item); else await store(item.record);
+ * }
+ */
+export class EventFeed<T> {
+  /** Every item, pushed synchronously (hot: no replay). Completes on `close()`. */
+  readonly events$: Observable<EventItem<T>>;
+  private readonly subject = new Subject<EventItem<T>>();
+  private readonly queues = new Set<BoundedQueue<T>>();
+  private readonly bufferSize: number;
+  private closed = false;
+
+  /** @param options.bufferSize default buffer of `iterate()` @default DEFAULT_EVENT_BUFFER */
+  constructor(options: EventIteratorOptions = {}) {
+    this.bufferSize = checkSize(options.bufferSize ?? DEFAULT_EVENT_BUFFER);
+    this.events$ = this.subject.asObservable();
+  }
+
+  /** Delivers one item to every consumer. */
+  push(item: EventItem<T>): void {
+    if (this.closed) return;
+    for (const q of this.queues) q.push(item);
+    this.subject.next(item);
+  }
+
+  /**
+   * A pull-based consumer with its own bounded buffer, from now on. Ends after `close()`
+   * once its buffer is drained; `return()` (or `break` in `for await`) detaches it.
+   * @throws InvalidParameterError when `bufferSize` is not a positive integer.
+   */
+  iterate(options: EventIteratorOptions = {}): AsyncIterableIterator<EventItem<T>> {
+    const queue: BoundedQueue<T> = new BoundedQueue<T>(checkSize(options.bufferSize ?? this.bufferSize), () => this.queues.delete(queue));
+    if (this.closed) queue.end();
+    else this.queues.add(queue);
+    const iterator: AsyncIterableIterator<EventItem<T>> = {
+      next: () => queue.next(),
+      return: () => {
+        queue.stop();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  /** Ends `events$` and every iterator (after what they hold). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const q of this.queues) q.end();
+    this.queues.clear();
+    this.subject.complete();
+  }
+}
+
+function checkSize(n: number): number {
+  if (!Number.isInteger(n) || n < 1) throw new InvalidParameterError(`invalid option 'bufferSize': expected an integer >= 1, got ${String(n)}`, { param: 'bufferSize' });
+  return n;
+}

@@ -1,0 +1,37 @@
+/**
+ * How replicas get REST snapshots: a fetcher (the REST client's generic, validated request)
+ * and what a snapshot load hands to StreamSync.
+ */
+import type { ChannelName, OperationName, ParamValues, Scope } from '../protocol';
+
+/** One validated REST answer: the envelope keys a snapshot needs. */
+export interface SnapshotPage {
+  readonly data: unknown;
+  /** The stream `seq` this answer already includes (present on every snapshot operation). */
+  readonly sequence?: string;
+  readonly next_cursor?: string | null;
+  /** The server's clock when it answered. */
+  readonly timestamp_ns?: string;
+}
+
+/** The REST client's generic request: one operation, its parameters, a cancellation signal. */
+export type SnapshotFetcher = (operation: OperationName, params: ParamValues, signal: AbortSignal) => Promise<SnapshotPage>;
+
+/** A snapshot ready for `Reducer.fromSnapshot`. */
+export interface LoadedSnapshot<Snapshot = unknown> {
+  readonly data: Snapshot;
+  /** The stream `seq` S the snapshot includes: buffered updates with `seq <= S` are dropped. */
+  readonly sequence: bigint;
+  /** Server time of the (first) answer, 0n when unknown. */
+  readonly timestampNs: bigint;
+}
+
+/** Everything a snapshot load may use. */
+export interface SnapshotRequest<State = unknown> {
+  readonly channel: ChannelName;
+  readonly scope: Scope;
+  readonly fetch: SnapshotFetcher;
+  readonly signal: AbortSignal;
+  /** The state shown before this resync, if any. */
+  readonly previous: State | undefined;
+}

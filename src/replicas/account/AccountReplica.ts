@@ -1,0 +1,177 @@
+/**
+ * One object state for one `{address, subaccount_id}`, combining the `account`, `balances`,
+ * `positions`, `orders` and `fills` replicas. Each part keeps its own sync; whenever a part
+ * changes, the replica emits the new combined state with the list of what changed. After a
+ * reconnect (or any resync) each part is rebuilt from REST and the differences with what
+ * was shown before are reported as changes (`reconciled: true`).
+ */
+import { ReplaySubject, Subject, type Observable, type Subscription } from 'rxjs';
+import type { Balance, Fill, Order, Position, Subaccount } from '../../protocol';
+import { createEventReplica, createStateReplica, type EventReplicaFullOptions, type ReplicaDeps } from '../createReplica';
+import type { EventItem } from '../EventItem';
+import type { EventReplica } from '../EventReplica';
+import type { EmissionCause, ReplicaState } from '../ReplicaState';
+import type { ReplicaStatus, StatusChange } from '../status';
+import { RESYNC_TRIGGERS, type ResyncTrigger, type StreamSync } from '../StreamSync';
+import { ACCOUNT_PARTS, type AccountChange, type AccountPart, type AccountReplicaState, type AccountState } from './AccountState';
+import { combineStatuses, diffMaps, diffSubaccount } from './diffAccount';
+
+/** Options applied to every part (see StreamSyncOptions, EventReducerOptions, EventReplicaOptions). */
+export type AccountReplicaOptions = EventReplicaFullOptions;
+
+export interface AccountScope {
+  readonly address: string;
+  readonly subaccount_id: number;
+}
+
+interface Parts {
+  readonly account: StreamSync<Subaccount>;
+  readonly balances: StreamSync<ReadonlyMap<string, Balance>>;
+  readonly positions: StreamSync<ReadonlyMap<number, Position>>;
+  readonly orders: StreamSync<ReadonlyMap<string, Order>>;
+  readonly fills: EventReplica<Fill>;
+}
+
+type Views = {
+  subaccount?: Subaccount;
+  balances?: ReadonlyMap<string, Balance>;
+  positions?: ReadonlyMap<number, Position>;
+  openOrders?: ReadonlyMap<string, Order>;
+  recentFills?: readonly Fill[];
+};
+
+/**
+ * @example
+ * const acct = new AccountReplica({ address, subaccount_id: 0 }, deps).start();
+ * acct.states$.subscribe(({ state, changes }) => changes.forEach(log));
+ * @throws InvalidParameterError for an invalid address or subaccount id.
+ */
+export class AccountReplica {
+  /** The latest combined state (conflated), from the moment every part has its first snapshot. */
+  readonly states$: Observable<AccountReplicaState>;
+  /** Transitions of the combined status; `reason` names the part. */
+  readonly status$: Observable<StatusChange>;
+  /** The fills, exactly once, in sequence order (with gap markers). */
+  readonly fills$: Observable<EventItem<Fill>>;
+  readonly parts: Parts;
+
+  private readonly scope: AccountScope;
+  private readonly subject = new ReplaySubject<AccountReplicaState>(1);
+  private readonly statusSubject = new Subject<StatusChange>();
+  private readonly subscriptions: Subscription[] = [];
+  private readonly partStatus: Record<AccountPart, ReplicaStatus>;
+  private readonly snapshotIds: Record<AccountPart, number>;
+  private readonly views: Views = {};
+  private combined: ReplicaStatus = 'syncing';
+  private state?: AccountState;
+  private pendingFillChanges: AccountChange[] = [];
+  private lastTiming = { timestampNs: 0n, receivedAtNs: 0n };
+  private latestEmission?: AccountReplicaState;
+
+  constructor(scope: AccountScope, deps: ReplicaDeps, options: AccountReplicaOptions = {}) {
+    this.scope = { address: scope.address, subaccount_id: scope.subaccount_id };
+    const s = { address: scope.address, subaccount_id: scope.subaccount_id };
+    this.parts = {
+      account: createStateReplica('account', s, deps, options),
+      balances: createStateReplica('balances', s, deps, options),
+      positions: createStateReplica('positions', s, deps, options),
+      orders: createStateReplica('orders', s, deps, options),
+      fills: createEventReplica('fills', s, deps, options),
+    };
+    this.partStatus = Object.fromEntries(ACCOUNT_PARTS.map((p) => [p, 'syncing'])) as Record<AccountPart, ReplicaStatus>;
+    this.snapshotIds = Object.fromEntries(ACCOUNT_PARTS.map((p) => [p, 0])) as Record<AccountPart, number>;
+    this.states$ = this.subject.asObservable();
+    this.status$ = this.statusSubject.asObservable();
+    this.fills$ = this.parts.fills.events$;
+    this.wire();
+  }
+
+  get status(): ReplicaStatus {
+    return this.combined;
+  }
+
+  /** The latest emission, undefined until every part has its first snapshot. */
+  get latest(): AccountReplicaState | undefined {
+    return this.latestEmission;
+  }
+
+  /** Resyncs started, by trigger, summed over the parts. */
+  get resyncCounts(): Readonly<Record<ResyncTrigger, number>> {
+    const total = Object.fromEntries(RESYNC_TRIGGERS.map((t) => [t, 0])) as Record<ResyncTrigger, number>;
+    for (const p of ACCOUNT_PARTS) {
+      const counts = this.parts[p].resyncCounts;
+      for (const t of RESYNC_TRIGGERS) total[t] += counts[t];
+    }
+    return total;
+  }
+
+  start(): this {
+    for (const p of ACCOUNT_PARTS) this.parts[p].start();
+    return this;
+  }
+
+  close(): void {
+    for (const s of this.subscriptions) s.unsubscribe();
+    for (const p of ACCOUNT_PARTS) this.parts[p].close();
+    this.statusSubject.complete();
+    this.subject.complete();
+  }
+
+  private wire(): void {
+    const { account, balances, positions, orders, fills } = this.parts;
+    for (const p of ACCOUNT_PARTS) this.subscriptions.push(this.parts[p].status$.subscribe((c) => this.onPartStatus(p, c)));
+    // Fill items reach us before the fills state that carries them (EventReplica drains first).
+    this.subscriptions.push(
+      fills.events$.subscribe((item) => {
+        this.pendingFillChanges.push(item.kind === 'record' ? { kind: 'fill', fill: item.record } : { kind: 'fillGap', fromSequence: item.fromSequence, toSequence: item.toSequence, reason: item.reason });
+      }),
+      account.states$.subscribe((e) => this.onPart('account', e, () => this.swap('subaccount', e.state, diffSubaccount))),
+      balances.states$.subscribe((e) => this.onPart('balances', e, () => this.swap('balances', e.state, (b, a) => diffMaps(b, a, (token_id, before, after): AccountChange => ({ kind: 'balance', token_id, before, after }))))),
+      positions.states$.subscribe((e) => this.onPart('positions', e, () => this.swap('positions', e.state, (b, a) => diffMaps(b, a, (market_id, before, after): AccountChange => ({ kind: 'position', market_id, before, after }))))),
+      orders.states$.subscribe((e) => this.onPart('orders', e, () => this.swap('openOrders', e.state, (b, a) => diffMaps(b, a, (order_id, before, after): AccountChange => ({ kind: 'order', order_id, before, after }))))),
+      fills.states$.subscribe((e) =>
+        this.onPart('fills', e, () => {
+          this.views.recentFills = e.state.recent;
+          return this.pendingFillChanges.splice(0);
+        }),
+      ),
+    );
+  }
+
+  /** Stores a part's new value and returns what changed. */
+  private swap<K extends keyof Views>(key: K, value: NonNullable<Views[K]>, diff: (before: Views[K], after: NonNullable<Views[K]>) => AccountChange[]): AccountChange[] {
+    const before = this.views[key];
+    this.views[key] = value;
+    return diff(before, value);
+  }
+
+  private onPart(part: AccountPart, emission: ReplicaState<unknown>, update: () => AccountChange[]): void {
+    const changes = update();
+    this.snapshotIds[part] = emission.snapshotId;
+    this.lastTiming = { timestampNs: emission.timestampNs, receivedAtNs: emission.receivedAtNs };
+    const wasReady = this.state !== undefined;
+    const v = this.views;
+    if (!v.subaccount || !v.balances || !v.positions || !v.openOrders || !v.recentFills) return;
+    this.state = { address: this.scope.address, subaccountId: this.scope.subaccount_id, subaccount: v.subaccount, balances: v.balances, positions: v.positions, openOrders: v.openOrders, recentFills: v.recentFills };
+    const reconciled = emission.cause === 'snapshot' && emission.snapshotId > 1;
+    // The first combined state is the baseline: what the parts brought before it is in it, not in `changes`.
+    if (!wasReady) this.emit([], part, emission.cause, false);
+    else if (changes.length > 0 || reconciled) this.emit(changes, part, emission.cause, reconciled);
+  }
+
+  private onPartStatus(part: AccountPart, change: StatusChange): void {
+    this.partStatus[part] = change.to;
+    const next = combineStatuses(Object.values(this.partStatus));
+    if (next === this.combined) return;
+    const from = this.combined;
+    this.combined = next;
+    this.statusSubject.next({ from, to: next, reason: `${part}: ${change.reason}` });
+    if (this.state) this.emit([], part, 'status', false);
+  }
+
+  private emit(changes: AccountChange[], source: AccountPart, cause: EmissionCause, reconciled: boolean): void {
+    const emission: AccountReplicaState = { status: this.combined, state: this.state!, changes, source, cause, reconciled, ...this.lastTiming, snapshotIds: { ...this.snapshotIds } };
+    this.latestEmission = emission;
+    this.subject.next(emission);
+  }
+}

@@ -1,0 +1,46 @@
+/** Differences between two account states, record by record. */
+import type { Subaccount } from '../../protocol';
+import type { ReplicaStatus } from '../status';
+import type { AccountChange } from './AccountState';
+
+/** Structural equality of JSON-like records (strings, numbers, booleans, arrays, plain objects). */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
+    if (!deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+/** Changes between two keyed sets, in key order of `before` then new keys of `after`. */
+export function diffMaps<K, T, C>(before: ReadonlyMap<K, T> | undefined, after: ReadonlyMap<K, T>, change: (key: K, before: T | undefined, after: T | undefined) => C): C[] {
+  const out: C[] = [];
+  if (before === after) return out;
+  if (before) {
+    for (const [k, b] of before) {
+      const a = after.get(k);
+      if (!deepEqual(b, a)) out.push(change(k, b, a));
+    }
+  }
+  for (const [k, a] of after) if (!before?.has(k)) out.push(change(k, undefined, a));
+  return out;
+}
+
+/** The change of the subaccount record, if any. */
+export function diffSubaccount(before: Subaccount | undefined, after: Subaccount): AccountChange[] {
+  return deepEqual(before, after) ? [] : [{ kind: 'subaccount', before, after }];
+}
+
+const SEVERITY: readonly ReplicaStatus[] = ['failed', 'stale', 'syncing', 'resyncing'];
+
+/** The status of a combination: the worst of its parts. */
+export function combineStatuses(statuses: Iterable<ReplicaStatus>): ReplicaStatus {
+  const all = [...statuses];
+  return SEVERITY.find((s) => all.includes(s)) ?? 'live';
+}

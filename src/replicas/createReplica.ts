@@ -1,0 +1,73 @@
+/**
+ * Builds replicas of any channel from the pieces they run on: the router's stream, the
+ * snapshot fetcher and the shared resync scheduler.
+ */
+import type { Observable } from 'rxjs';
+import { InvalidParameterError } from '../errors';
+import { validateScope, type ChannelName, type Scope } from '../protocol';
+import type { RouterEvent } from '../router/RouterEvent';
+import { eventReducer, stateReducer, type EventChannel, type EventChannelRecords, type StateChannel, type StateChannelStates } from './channelReducers';
+import type { EventReducerOptions } from './eventReducer';
+import { EventReplica, type EventReplicaOptions } from './EventReplica';
+import type { Reducer } from './Reducer';
+import type { CandleReducerOptions } from './reducers';
+import type { ResyncScheduler } from './resyncScheduler';
+import type { SnapshotFetcher } from './SnapshotFetcher';
+import { StreamSync, type StreamSyncOptions } from './StreamSync';
+
+/** What every replica runs on. */
+export interface ReplicaDeps {
+  /** The router's stream of one channel and scope. */
+  stream(channel: ChannelName, scope: Scope): Observable<RouterEvent>;
+  readonly fetch: SnapshotFetcher;
+  /** Shared by every replica of a client, so that resyncs are bounded together. */
+  readonly scheduler: ResyncScheduler;
+}
+
+export type StateReplicaOptions = StreamSyncOptions & CandleReducerOptions;
+export type EventReplicaFullOptions = StreamSyncOptions & EventReducerOptions & EventReplicaOptions;
+
+/**
+ * Checks a scope against a channel.
+ * @throws InvalidParameterError naming the offending scope key.
+ */
+export function checkScope(channel: ChannelName, scope: Scope): Scope {
+  const result = validateScope(channel, scope as Record<string, unknown>);
+  if (!result.ok) {
+    const param = /^(\w+)/.exec(result.message)?.[1] ?? 'scope';
+    throw new InvalidParameterError(result.message, { param, channel });
+  }
+  return result.scope;
+}
+
+/**
+ * A replica of any channel driven by the given reducer.
+ * Not started: call `start()`.
+ * @throws InvalidParameterError for an invalid scope or option.
+ */
+export function createReplicaWith<S>(channel: ChannelName, scope: Scope, reducer: Reducer<S>, deps: ReplicaDeps, options: StreamSyncOptions = {}): StreamSync<S> {
+  const checked = checkScope(channel, scope);
+  return new StreamSync<S>({ channel, scope: checked, reducer, events: deps.stream(channel, checked), fetch: deps.fetch, scheduler: deps.scheduler }, options);
+}
+
+/**
+ * A replica of a state channel (book, bbo, marketStats, candles, markCandles, account,
+ * balances, positions, orders). Not started: call `start()`.
+ * @example
+ * const book = createStateReplica('book', { market_id: 0, is_perps: true }, deps).start();
+ * @throws InvalidParameterError for an invalid scope or option.
+ */
+export function createStateReplica<C extends StateChannel>(channel: C, scope: Scope, deps: ReplicaDeps, options: StateReplicaOptions = {}): StreamSync<StateChannelStates[C]> {
+  return createReplicaWith(channel, scope, stateReducer(channel, options), deps, options);
+}
+
+/**
+ * A replica of an event channel (trades, fills, fundingRates). Not started: call `start()`.
+ * @example
+ * const fills = createEventReplica('fills', { address, subaccount_id: 0 }, deps).start();
+ * @throws InvalidParameterError for an invalid scope or option.
+ */
+export function createEventReplica<C extends EventChannel>(channel: C, scope: Scope, deps: ReplicaDeps, options: EventReplicaFullOptions = {}): EventReplica<EventChannelRecords[C]> {
+  const sync = createReplicaWith(channel, scope, eventReducer(channel, options), deps, options);
+  return new EventReplica(sync, options);
+}

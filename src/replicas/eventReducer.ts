@@ -1,0 +1,109 @@
+/**
+ * The reducer of event streams (`trades`, `fills`, `fundingRates`): lists of records, not
+ * states (streaming-protocol.md section 5, last paragraphs). Every record with a `sequence`
+ * above the last one delivered is delivered exactly once, in `sequence` order; after a
+ * resync the history is paged back as far as needed, and where it does not reach one gap
+ * marker names the range missed. Nothing already delivered is delivered again.
+ *
+ * Delivery goes through the state's `outbox`: the reducer appends, the EventReplica drains
+ * it as each state is emitted.
+ */
+import { InvalidParameterError } from '../errors';
+import type { ChannelName } from '../protocol';
+import type { EventItem } from './EventItem';
+import { DEFAULT_MAX_HISTORY_PAGES, loadEventHistory, type EventHistory } from './eventHistory';
+import type { Reducer } from './Reducer';
+
+/** Records kept in `recent`. @default 100 */
+export const DEFAULT_RECENT_LIMIT = 100;
+
+/** What consumers see of an event stream's state. */
+export interface EventLog<T> {
+  /** The newest records delivered, oldest first. */
+  readonly recent: readonly T[];
+  /** The `sequence` of the last record delivered (the watermark), undefined before any. */
+  readonly lastSequence: bigint | undefined;
+}
+
+/** The reducer's state: the log plus the items not yet handed to the consumer. @internal */
+export interface EventLogState<T> extends EventLog<T> {
+  readonly outbox: EventItem<T>[];
+}
+
+/** How one event channel's records are found and ordered. */
+export interface EventChannelSpec<T> {
+  readonly channel: ChannelName;
+  /** The records of an update's `data`. */
+  readonly recordsOf: (data: unknown) => readonly T[];
+  readonly sequenceOf: (record: T) => bigint;
+}
+
+export interface EventReducerOptions {
+  /** Records kept in `recent`. @default DEFAULT_RECENT_LIMIT */
+  readonly recentLimit?: number;
+  /** Pages of history read at most per resync. @default DEFAULT_MAX_HISTORY_PAGES */
+  readonly maxHistoryPages?: number;
+}
+
+function positiveInt(name: string, v: number): number {
+  if (!Number.isInteger(v) || v < 1) throw new InvalidParameterError(`invalid option '${name}': expected an integer >= 1, got ${String(v)}`, { param: name });
+  return v;
+}
+
+/**
+ * @throws InvalidParameterError when an option is not a positive integer.
+ */
+export function createEventReducer<T>(spec: EventChannelSpec<T>, options: EventReducerOptions = {}): Reducer<EventLogState<T>, unknown, EventHistory<T>> {
+  const recentLimit = positiveInt('recentLimit', options.recentLimit ?? DEFAULT_RECENT_LIMIT);
+  const maxPages = positiveInt('maxHistoryPages', options.maxHistoryPages ?? DEFAULT_MAX_HISTORY_PAGES);
+  const seqOf = spec.sequenceOf;
+
+  /** Sorted by sequence, one record per sequence. */
+  const ascending = (records: readonly T[]): T[] => {
+    const bySeq = new Map<bigint, T>();
+    for (const r of records) bySeq.set(seqOf(r), r);
+    return [...bySeq.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, r]) => r);
+  };
+  const keepRecent = (records: readonly T[]): readonly T[] => (records.length > recentLimit ? records.slice(records.length - recentLimit) : records);
+  const asItems = (records: readonly T[]): EventItem<T>[] => records.map((record) => ({ kind: 'record', sequence: seqOf(record), record }));
+
+  return {
+    channel: spec.channel,
+
+    loadSnapshot: (request) => loadEventHistory<T>(request, request.previous ? { kind: 'since', watermark: request.previous.lastSequence } : { kind: 'newest' }, seqOf, maxPages),
+
+    fromSnapshot(history, _scope, previous) {
+      const sorted = ascending(history.records);
+      if (!previous) {
+        // First sync: the newest page is the history the consumer starts from.
+        const last = sorted[sorted.length - 1];
+        return { recent: keepRecent(sorted), lastSequence: last === undefined ? undefined : seqOf(last), outbox: asItems(sorted) };
+      }
+      const watermark = previous.lastSequence;
+      // Without a watermark (nothing delivered yet) every record is new.
+      const newer = watermark === undefined ? sorted : sorted.filter((r) => seqOf(r) > watermark);
+      const oldestNew = newer[0];
+      const outbox: EventItem<T>[] = [];
+      if (oldestNew !== undefined) {
+        const reached = sorted.length > newer.length;
+        // Without the watermark in sight, records between it and the oldest one fetched may be lost.
+        const from = watermark === undefined ? (history.exhausted ? undefined : 0n) : reached ? undefined : watermark + 1n;
+        if (from !== undefined && seqOf(oldestNew) > from) outbox.push({ kind: 'gap', fromSequence: from, toSequence: seqOf(oldestNew) - 1n, reason: 'history' });
+      }
+      outbox.push(...asItems(newer));
+      const last = newer[newer.length - 1];
+      return { recent: keepRecent(sorted), lastSequence: last === undefined ? watermark : seqOf(last), outbox };
+    },
+
+    apply(state, data) {
+      const fresh = ascending(spec.recordsOf(data)).filter((r) => state.lastSequence === undefined || seqOf(r) > state.lastSequence);
+      if (fresh.length === 0) return state;
+      state.outbox.push(...asItems(fresh));
+      return {
+        recent: keepRecent([...state.recent, ...fresh]),
+        lastSequence: seqOf(fresh[fresh.length - 1]!),
+        outbox: state.outbox,
+      };
+    },
+  };
+}

@@ -1,0 +1,20 @@
+/** The replicas: the sync algorithm, the resync scheduler, statuses and the reducers of each channel. */
+export { ReplicaIntegrityError, type Reducer } from './Reducer';
+export type { SnapshotFetcher, SnapshotPage, LoadedSnapshot, SnapshotRequest } from './SnapshotFetcher';
+export { SnapshotError, SnapshotBehindError } from './SnapshotError';
+export { loadSinglePage, loadAllPages, DEFAULT_MAX_SNAPSHOT_PAGES } from './snapshotLoaders';
+export { REPLICA_STATUSES, ReplicaStatusMachine, InvalidTransitionError, canTransition, type ReplicaStatus, type StatusChange } from './status';
+export type { ReplicaState, EmissionCause } from './ReplicaState';
+export { ResyncScheduler, isResyncRetryable, type ResyncSchedulerOptions, type ResyncJob } from './resyncScheduler';
+export { StreamSync, RESYNC_TRIGGERS, DEFAULT_LIVENESS_MS, type ResyncTrigger, type StreamSyncOptions, type StreamSyncConfig } from './StreamSync';
+export type { EventItem, EventRecord, GapMarker } from './EventItem';
+export { EventFeed, DEFAULT_EVENT_BUFFER, type EventIteratorOptions } from './EventFeed';
+export { EventReplica, type EventReplicaOptions } from './EventReplica';
+export { createEventReducer, DEFAULT_RECENT_LIMIT, type EventLog, type EventChannelSpec, type EventReducerOptions } from './eventReducer';
+export { DEFAULT_MAX_HISTORY_PAGES, type EventHistory } from './eventHistory';
+export { stateReducer, eventReducer, STATE_CHANNELS, EVENT_CHANNELS, type StateChannel, type StateChannelStates, type EventChannel, type EventChannelRecords } from './channelReducers';
+export { createStateReplica, createEventReplica, createReplicaWith, checkScope, type ReplicaDeps, type StateReplicaOptions, type EventReplicaFullOptions } from './createReplica';
+export * from './reducers';
+export { AccountReplica, type AccountReplicaOptions, type AccountScope } from './account/AccountReplica';
+export { ACCOUNT_PARTS, type AccountPart, type AccountState, type AccountChange, type AccountReplicaState } from './account/AccountState';
+export * from './book';

@@ -1,0 +1,53 @@
+import { SnapshotError } from '../../src/replicas/SnapshotError';
+import { loadAllPages, loadSinglePage } from '../../src/replicas/snapshotLoaders';
+import { ordersReducer } from '../../src/replicas/reducers';
+import { address, FakeFetcher, order } from './fixtures';
+
+const scope = { address: address(1), subaccount_id: 0 };
+const signal = new AbortController().signal;
+
+describe('snapshot loaders', () => {
+  it('one page: data, sequence and server time', async () => {
+    const f = new FakeFetcher();
+    f.auto = () => ({ data: { bid: null, ask: null }, sequence: '42', timestamp_ns: '9' });
+    const s = await loadSinglePage({ channel: 'bbo', scope: { market_id: 1, is_perps: false }, fetch: f.fetch, signal, previous: undefined });
+    expect(s).toEqual({ data: { bid: null, ask: null }, sequence: 42n, timestampNs: 9n });
+    expect(f.calls[0]!.params).toEqual({ market_type: 'spot', market_id: 1 });
+  });
+
+  it('rejects an answer without sequence', async () => {
+    const f = new FakeFetcher();
+    f.auto = () => ({ data: {} });
+    await expect(loadSinglePage({ channel: 'bbo', scope: { market_id: 1, is_perps: true }, fetch: f.fetch, signal, previous: undefined })).rejects.toBeInstanceOf(SnapshotError);
+  });
+
+  it('orders: every page of status=active is one snapshot', async () => {
+    const f = new FakeFetcher();
+    const pages: Record<string, { data: unknown[]; next_cursor: string | null }> = {
+      first: { data: [order(1), order(2)], next_cursor: 'c1' },
+      c1: { data: [order(3)], next_cursor: 'c2' },
+      c2: { data: [order(4)], next_cursor: null },
+    };
+    f.auto = (_op, params) => ({ ...pages[String(params.cursor ?? 'first')]!, sequence: '17' });
+    const s = await ordersReducer.loadSnapshot!({ channel: 'orders', scope, fetch: f.fetch, signal, previous: undefined });
+    expect(s.sequence).toBe(17n);
+    expect(s.data.map((o) => o.client_order_id)).toEqual(['1', '2', '3', '4']);
+    expect(f.calls.map((c) => c.params.cursor)).toEqual([undefined, 'c1', 'c2']);
+    expect(f.calls[0]!.params).toMatchObject({ status: 'active', limit: 100 });
+    const state = ordersReducer.fromSnapshot(s.data, scope);
+    expect(state.size).toBe(4);
+  });
+
+  it('orders: pages carrying different sequences are not one snapshot', async () => {
+    const f = new FakeFetcher();
+    f.auto = (_op, params) => (params.cursor ? { data: [order(2)], sequence: '18', next_cursor: null } : { data: [order(1)], sequence: '17', next_cursor: 'c' });
+    await expect(loadAllPages({ channel: 'orders', scope, fetch: f.fetch, signal, previous: undefined })).rejects.toThrow(/carries sequence 18, the first page 17/);
+  });
+
+  it('stops after maxPages', async () => {
+    const f = new FakeFetcher();
+    f.auto = () => ({ data: [], sequence: '1', next_cursor: 'again' });
+    await expect(loadAllPages({ channel: 'orders', scope, fetch: f.fetch, signal, previous: undefined }, 5)).rejects.toThrow(/more than 5 pages/);
+    expect(f.calls).toHaveLength(5);
+  });
+});

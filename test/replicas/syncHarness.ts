@@ -1,0 +1,64 @@
+/** A StreamSync on a hand-driven stream and fetcher, with a reducer that records what it folded. */
+import type { Scope } from '../../src/protocol';
+import { ReplicaIntegrityError, type Reducer } from '../../src/replicas/Reducer';
+import type { ReplicaState } from '../../src/replicas/ReplicaState';
+import { ResyncScheduler, type ResyncSchedulerOptions } from '../../src/replicas/resyncScheduler';
+import type { StatusChange } from '../../src/replicas/status';
+import { StreamSync, type StreamSyncOptions } from '../../src/replicas/StreamSync';
+import { FakeFetcher, FakeStream } from './fixtures';
+
+/** State of the recording reducer: which snapshot it came from and the seqs folded since. */
+export interface Tape {
+  readonly snapshot: string;
+  readonly applied: readonly bigint[];
+}
+
+/** Update data `{ bad: true }` makes `apply` throw an integrity error. */
+export const tapeReducer: Reducer<Tape> = {
+  channel: 'bbo',
+  fromSnapshot: (data) => ({ snapshot: (data as { tag: string }).tag, applied: [] }),
+  apply(state, data, seq) {
+    if ((data as { bad?: boolean } | undefined)?.bad) throw new ReplicaIntegrityError(`update ${seq} crosses the book`);
+    return { snapshot: state.snapshot, applied: [...state.applied, seq] };
+  },
+};
+
+export const bboScope: Scope = { market_id: 0, is_perps: true };
+
+export const fastRetry = { retries: 2, minDelayMs: 1, maxDelayMs: 2, factor: 1, jitter: false };
+
+export class SyncHarness {
+  readonly stream = new FakeStream();
+  readonly fetcher = new FakeFetcher();
+  readonly scheduler: ResyncScheduler;
+  readonly sync: StreamSync<Tape>;
+  readonly emissions: ReplicaState<Tape>[] = [];
+  readonly statuses: StatusChange[] = [];
+  readonly errors: unknown[] = [];
+
+  constructor(options: StreamSyncOptions = {}, schedulerOptions: ResyncSchedulerOptions = { retry: fastRetry }, reducer: Reducer<Tape> = tapeReducer) {
+    this.scheduler = new ResyncScheduler(schedulerOptions);
+    this.sync = new StreamSync<Tape>(
+      { channel: 'bbo', scope: bboScope, reducer, events: this.stream.events, fetch: this.fetcher.fetch, scheduler: this.scheduler },
+      { onError: (e) => this.errors.push(e), ...options },
+    );
+    this.sync.states$.subscribe((e) => this.emissions.push(e));
+    this.sync.status$.subscribe((c) => this.statuses.push(c));
+    this.sync.start();
+  }
+
+  /** Answers the next snapshot request with `tag` at sequence `seq`. */
+  async answer(tag: string, seq: number | bigint): Promise<void> {
+    const call = await this.fetcher.nextCall();
+    call.resolve({ data: { tag }, sequence: String(seq), timestamp_ns: '777' });
+  }
+
+  get last(): ReplicaState<Tape> | undefined {
+    return this.emissions[this.emissions.length - 1];
+  }
+
+  close(): void {
+    this.sync.close();
+    this.scheduler.close();
+  }
+}
