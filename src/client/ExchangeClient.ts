@@ -1,0 +1,281 @@
+/**
+ * ExchangeClient: wires the rooms together (REST client, feed connection, router, replicas,
+ * metrics) and nothing more. One instance per trading process and exchange.
+ */
+import { EventEmitter } from 'eventemitter3';
+import { Observable, Subject, tap, type Observable as Obs } from 'rxjs';
+import { Connection } from '../connection';
+import { ExchangeReplicaError } from '../errors';
+import { streamKey, type ChannelName, type DriftReport, type Scope } from '../protocol';
+import { RestClient } from '../rest';
+import {
+  AccountReplica,
+  ResyncScheduler,
+  createEventReplica,
+  createStateReplica,
+  type AccountReplicaState,
+  type EventItem,
+  type ReplicaDeps,
+  type ReplicaState,
+  type ResyncTrigger,
+  type StateChannelStates,
+  type StreamSyncOptions,
+} from '../replicas';
+import { SubscriptionRouter, type UpdateEvent } from '../router';
+import { resolveClientOptions, type ExchangeClientOptions, type ResolvedClientOptions } from './clientOptions';
+import { scopeOf, type AccountParams, type CandleParams, type MarketParams, type PerpCandleParams, type PerpMarketParams } from './replicaParams';
+import { SharedReplicas } from './SharedReplicas';
+import { StreamMetrics, type StreamMetricsSnapshot } from './StreamMetrics';
+import { captureSubscriberErrors } from './subscriberErrors';
+import type { Balance, Bbo, Fill, FundingRate, LastCandle, MarkCandle, MarketStats, Order, Position, Subaccount, Trade } from '../protocol';
+
+/** Events of `client.events`. */
+export interface ClientEvents {
+  /** Unexpected keys were dropped from a server answer (non-strict mode). */
+  drift: (report: DriftReport & { source: 'rest' | 'feed'; channel?: string; operation?: string }) => void;
+  /** Any error the client survived (frame errors, snapshot failures, subscriber exceptions). */
+  error: (error: ExchangeReplicaError) => void;
+}
+
+type Stoppable = { readonly resyncCounts: Readonly<Record<ResyncTrigger, number>>; readonly key: string };
+
+/**
+ * Live, exact replicas of an exchange, as RxJS observables.
+ *
+ * @example
+ * const client = new ExchangeClient({ restUrl: 'http://127.0.0.1:8080' });
+ * client.orderBook({ market_type: 'perp', market_id: 0 }).subscribe(({ status, state }) => {
+ *   if (status === 'live') console.log(state.bestBid(), state.bestAsk());
+ * });
+ * // later
+ * await client.close();
+ */
+export class ExchangeClient {
+  /** The typed REST client: one method per operation (`client.rest.orderBook({...})`). */
+  readonly rest: RestClient;
+  /** The feed connection: `state$`, and events `state`, `open`, `close`, `error`. */
+  readonly connection: Connection;
+  /** Errors the client survived (never fatal to the client), also emitted as `error` on `events`. */
+  readonly errors$: Obs<ExchangeReplicaError>;
+  readonly events = new EventEmitter<ClientEvents>();
+
+  private readonly options: ResolvedClientOptions;
+  private readonly router: SubscriptionRouter;
+  private readonly scheduler: ResyncScheduler;
+  private readonly shared = new SharedReplicas();
+  private readonly metrics = new StreamMetrics();
+  private readonly errorSubject = new Subject<ExchangeReplicaError>();
+  private readonly deps: ReplicaDeps;
+  private readonly replicas = new Set<Stoppable>();
+  private readonly releaseSubscriberErrors: () => void;
+  private closed = false;
+
+  /** @throws InvalidParameterError for a missing or malformed URL or option. */
+  constructor(options: ExchangeClientOptions) {
+    this.options = resolveClientOptions(options);
+    const o = this.options;
+    this.errors$ = this.errorSubject.asObservable();
+    this.rest = new RestClient({ ...o.rest, baseUrl: o.restUrl, strict: o.strict });
+    this.rest.events.on('drift', (d) => this.drift({ ...(d as unknown as DriftReport), source: 'rest', operation: (d as { operation?: string }).operation }));
+    this.connection = new Connection({ ...o.connection, url: o.wsUrl });
+    this.router = new SubscriptionRouter(this.connection, {
+      ...o.router,
+      strict: o.strict,
+      onDrift: (report, ctx) => this.drift({ ...report, source: 'feed', channel: ctx.channel }),
+    });
+    this.router.errors.subscribe((e) => this.report(e));
+    this.connection.on('error', (e: unknown) => this.report(e));
+    this.scheduler = new ResyncScheduler(o.resync);
+    this.deps = {
+      stream: (channel, scope) => this.router.stream(channel, scope),
+      fetch: (operation, params, signal) => this.rest.request(operation as never, params as never, { signal }) as never,
+      scheduler: this.scheduler,
+    };
+    this.releaseSubscriberErrors = captureSubscriberErrors((e) => this.report(e));
+  }
+
+  /**
+   * The order book of a market: exact integers, O(1) best bid/ask, non-allocating top-N reads.
+   * The emitted `state` is a live view updated in place; a resync builds a new book object.
+   * @throws InvalidParameterError naming the bad parameter.
+   */
+  orderBook(params: MarketParams): Observable<ReplicaState<StateChannelStates['book']>> {
+    return this.stateReplica('book', params);
+  }
+
+  /** Best bid and offer of a market. @throws InvalidParameterError */
+  bbo(params: MarketParams): Observable<ReplicaState<Bbo>> {
+    return this.stateReplica('bbo', params);
+  }
+
+  /** Statistics of a market. @throws InvalidParameterError */
+  marketStats(params: MarketParams): Observable<ReplicaState<MarketStats>> {
+    return this.stateReplica('marketStats', params);
+  }
+
+  /** Trade candles (the newest ones, oldest first). @throws InvalidParameterError */
+  candles(params: CandleParams): Observable<ReplicaState<readonly LastCandle[]>> {
+    return this.stateReplica('candles', params);
+  }
+
+  /** Mark-price candles of a perp market. @throws InvalidParameterError */
+  markCandles(params: PerpCandleParams): Observable<ReplicaState<readonly MarkCandle[]>> {
+    return this.stateReplica('markCandles', params);
+  }
+
+  /**
+   * Public trades, each exactly once in `sequence` order, with an explicit gap marker where
+   * some could not be recovered. @throws InvalidParameterError
+   */
+  trades(params: MarketParams): Observable<EventItem<Trade>> {
+    return this.eventReplica('trades', params);
+  }
+
+  /** Funding rates of a perp market, exactly once, with gap markers. @throws InvalidParameterError */
+  fundingRates(params: PerpMarketParams): Observable<EventItem<FundingRate>> {
+    return this.eventReplica('fundingRates', params);
+  }
+
+  /** Fills of a subaccount, exactly once, with gap markers. @throws InvalidParameterError */
+  fills(params: AccountParams): Observable<EventItem<Fill>> {
+    return this.eventReplica('fills', params);
+  }
+
+  /** The subaccount record. @throws InvalidParameterError */
+  subaccount(params: AccountParams): Observable<ReplicaState<Subaccount>> {
+    return this.stateReplica('account', params);
+  }
+
+  /** Balances by token id. @throws InvalidParameterError */
+  balances(params: AccountParams): Observable<ReplicaState<ReadonlyMap<string, Balance>>> {
+    return this.stateReplica('balances', params);
+  }
+
+  /** Open positions by market id. @throws InvalidParameterError */
+  positions(params: AccountParams): Observable<ReplicaState<ReadonlyMap<number, Position>>> {
+    return this.stateReplica('positions', params);
+  }
+
+  /** Open orders by order id. @throws InvalidParameterError */
+  openOrders(params: AccountParams): Observable<ReplicaState<ReadonlyMap<string, Order>>> {
+    return this.stateReplica('orders', params);
+  }
+
+  /**
+   * Everything about one subaccount (record, balances, positions, open orders, recent fills)
+   * in one state, with the list of what changed; after a reconnect it reconciles from REST.
+   * @throws InvalidParameterError
+   */
+  account(params: AccountParams): Observable<AccountReplicaState> {
+    const scope = scopeOf('account', params) as { address: string; subaccount_id: number };
+    const key = `accountReplica|${streamKey('account', scope)}`;
+    return this.shared.get(key, true, () => {
+      this.assertOpen();
+      const replica = new AccountReplica(scope, this.deps, this.replicaOptions()).start();
+      const tracked = { key, get resyncCounts() { return replica.resyncCounts; } };
+      this.replicas.add(tracked);
+      return {
+        output: replica.states$,
+        close: () => {
+          this.replicas.delete(tracked);
+          replica.close();
+        },
+      };
+    });
+  }
+
+  /**
+   * Raw, validated updates of any channel, without a replica (no snapshot, no resync).
+   * `scope` uses the feed's keys (`market_id`, `is_perps`, `interval`, `address`, `subaccount_id`).
+   */
+  updates(channel: ChannelName, scope: Scope): Observable<UpdateEvent> {
+    this.assertOpen();
+    return this.router.raw(channel, scope);
+  }
+
+  /** Latency and staleness percentiles of every stream that had updates. */
+  streamMetrics(): StreamMetricsSnapshot[] {
+    return this.metrics.snapshot();
+  }
+
+  /** Resyncs started by trigger, summed over the replicas currently running. */
+  resyncCounts(): Record<ResyncTrigger, number> {
+    const total: Record<string, number> = {};
+    for (const r of this.replicas) for (const [k, v] of Object.entries(r.resyncCounts)) total[k] = (total[k] ?? 0) + v;
+    return total as Record<ResyncTrigger, number>;
+  }
+
+  /** Number of replicas running and of server subscriptions held (0 and 0 after every subscriber left). */
+  activity(): { replicas: number; serverSubscriptions: number; pendingRequests: number } {
+    return { replicas: this.shared.size, serverSubscriptions: this.router.activeServerSubscriptions(), pendingRequests: this.router.pendingRequests() };
+  }
+
+  /** Closes every replica (their observables complete), the router and the socket; releases every timer. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.shared.closeAll();
+    this.router.close();
+    this.connection.close();
+    this.scheduler.close();
+    this.releaseSubscriberErrors();
+    this.errorSubject.complete();
+    this.events.removeAllListeners();
+  }
+
+  private stateReplica<C extends keyof StateChannelStates>(channel: C, params: unknown): Observable<ReplicaState<StateChannelStates[C]>> {
+    const scope = scopeOf(channel, params);
+    const key = streamKey(channel, scope);
+    return this.shared.get(key, true, () => {
+      this.assertOpen();
+      const sync = createStateReplica(channel, scope, this.deps, this.replicaOptions()).start();
+      this.replicas.add(sync);
+      return {
+        output: sync.states$.pipe(tap((e) => e.cause === 'update' && this.metrics.record(key, e.timestampNs, e.receivedAtNs))),
+        close: () => {
+          this.replicas.delete(sync);
+          sync.close();
+        },
+      };
+    });
+  }
+
+  private eventReplica<C extends 'trades' | 'fills' | 'fundingRates'>(channel: C, params: unknown): Observable<EventItem<C extends 'trades' ? Trade : C extends 'fills' ? Fill : FundingRate>> {
+    const scope = scopeOf(channel, params);
+    const key = streamKey(channel, scope);
+    return this.shared.get(key, false, () => {
+      this.assertOpen();
+      const replica = createEventReplica(channel, scope, this.deps, this.replicaOptions()).start();
+      this.replicas.add(replica);
+      const timing = replica.states$.subscribe((e) => e.cause === 'update' && this.metrics.record(key, e.timestampNs, e.receivedAtNs));
+      return {
+        output: replica.events$ as Observable<never>,
+        close: () => {
+          timing.unsubscribe();
+          this.replicas.delete(replica);
+          replica.close();
+        },
+      };
+    });
+  }
+
+  private replicaOptions(): StreamSyncOptions {
+    return { ...this.options.replica, onError: (e) => this.report(e) };
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new ExchangeReplicaError('ERR_CLIENT_CLOSED', 'the client is closed: create a new ExchangeClient');
+  }
+
+  private drift(report: Parameters<ClientEvents['drift']>[0]): void {
+    if (this.options.onDrift) this.options.onDrift(report);
+    this.events.emit('drift', report);
+  }
+
+  private report(error: unknown): void {
+    const e = error instanceof ExchangeReplicaError ? error : new ExchangeReplicaError('ERR_INTERNAL', (error as Error)?.message ?? String(error), {}, { cause: error });
+    this.errorSubject.next(e);
+    this.events.emit('error', e);
+  }
+}
+

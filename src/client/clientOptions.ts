@@ -1,0 +1,80 @@
+/** The options of an `ExchangeClient` and their defaults (applied here and nowhere else). */
+import { InvalidParameterError } from '../errors';
+import type { ConnectionOptions } from '../connection';
+import { FEED_PATH, type DriftReport } from '../protocol';
+import type { RestClientOptions } from '../rest';
+import type { ResyncSchedulerOptions, StreamSyncOptions } from '../replicas';
+import type { RouterOptions } from '../router';
+
+export interface ExchangeClientOptions {
+  /** Base URL of the REST API, e.g. `http://127.0.0.1:8080`. */
+  readonly restUrl: string;
+  /** URL of the feed. @default restUrl with the ws(s) scheme and path `/ws` */
+  readonly wsUrl?: string;
+  /** Reject unexpected extra keys (REST bodies and feed frames) instead of dropping them and reporting drift. @default false */
+  readonly strict?: boolean;
+  /** REST client settings (timeouts, retry, fetch). @default RestClient defaults */
+  readonly rest?: Omit<RestClientOptions, 'baseUrl' | 'strict'>;
+  /** Feed connection settings (heartbeat, reconnect policy, WebSocket class). @default Connection defaults */
+  readonly connection?: Omit<ConnectionOptions, 'url'>;
+  /** Router settings (request timeout, decoder). @default SubscriptionRouter defaults; decoder: the fast path for hot frames */
+  readonly router?: Omit<RouterOptions, 'strict' | 'onDrift'>;
+  /** Snapshot fetching of resyncs: concurrency and retry. @default concurrency 4, the REST retry policy */
+  readonly resync?: ResyncSchedulerOptions;
+  /** Replica settings applied to every replica (liveness window, buffers). @default StreamSync defaults */
+  readonly replica?: Omit<StreamSyncOptions, 'onLatency' | 'onError'>;
+  /** Called once per record location whose unexpected keys were dropped. @default emits `drift` on `client.events` */
+  readonly onDrift?: (report: DriftReport & { source: 'rest' | 'feed'; channel?: string; operation?: string }) => void;
+}
+
+export interface ResolvedClientOptions extends Required<Pick<ExchangeClientOptions, 'restUrl' | 'wsUrl' | 'strict'>> {
+  readonly rest: Omit<RestClientOptions, 'baseUrl' | 'strict'>;
+  readonly connection: Omit<ConnectionOptions, 'url'>;
+  readonly router: Omit<RouterOptions, 'strict' | 'onDrift'>;
+  readonly resync: ResyncSchedulerOptions;
+  readonly replica: Omit<StreamSyncOptions, 'onLatency' | 'onError'>;
+  readonly onDrift?: ExchangeClientOptions['onDrift'];
+}
+
+/** The feed URL served beside a REST base URL (streaming-protocol.md section 7). */
+export function feedUrlFor(restUrl: string): string {
+  const u = new URL(restUrl);
+  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  u.pathname = FEED_PATH;
+  u.search = '';
+  return u.toString();
+}
+
+/**
+ * Applies the defaults of `ExchangeClientOptions`.
+ * @throws InvalidParameterError for a missing or malformed URL.
+ */
+export function resolveClientOptions(options: ExchangeClientOptions): ResolvedClientOptions {
+  if (!options || typeof options.restUrl !== 'string') {
+    throw new InvalidParameterError("missing option 'restUrl': expected an http(s) URL such as http://127.0.0.1:8080", { param: 'restUrl' });
+  }
+  checkUrl('restUrl', options.restUrl, ['http:', 'https:']);
+  const wsUrl = options.wsUrl ?? feedUrlFor(options.restUrl);
+  checkUrl('wsUrl', wsUrl, ['ws:', 'wss:']);
+  return {
+    restUrl: options.restUrl,
+    wsUrl,
+    strict: options.strict ?? false,
+    rest: options.rest ?? {},
+    connection: options.connection ?? {},
+    router: options.router ?? {},
+    resync: options.resync ?? {},
+    replica: options.replica ?? {},
+    onDrift: options.onDrift,
+  };
+}
+
+function checkUrl(name: string, value: string, schemes: string[]): void {
+  let ok = false;
+  try {
+    ok = schemes.includes(new URL(value).protocol);
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new InvalidParameterError(`invalid option '${name}': expected a ${schemes.join(' or ')} URL, got ${JSON.stringify(value)}`, { param: name });
+}

@@ -1,0 +1,4 @@
+export { ExchangeClient, type ClientEvents } from './ExchangeClient';
+export { resolveClientOptions, feedUrlFor, type ExchangeClientOptions } from './clientOptions';
+export type { MarketParams, CandleParams, PerpCandleParams, PerpMarketParams, AccountParams } from './replicaParams';
+export type { StreamMetricsSnapshot } from './StreamMetrics';

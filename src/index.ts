@@ -1,0 +1,89 @@
+/**
+ * exchange-replica: live, exact replicas of an exchange's state (order books, BBO, trades,
+ * stats, candles, funding, accounts) over REST + WebSocket.
+ *
+ * The public surface is this explicit list. Everything else under `src/` is internal.
+ * The local exchange simulator is a separate entry point: `exchange-replica/simulator`.
+ */
+
+// The client
+export { ExchangeClient, feedUrlFor, type ClientEvents, type ExchangeClientOptions, type MarketParams, type CandleParams, type PerpCandleParams, type PerpMarketParams, type AccountParams, type StreamMetricsSnapshot } from './client';
+
+// REST
+export { RestClient, paginate, waitForTransaction, withRetry, DEFAULT_RETRY_POLICY, isRetryableError, type RestClientOptions, type RetryPolicy, type RequestOptions, type OperationParams, type OperationResponse, type PaginateOptions, type WaitForTransactionOptions, type FetchLike, type DriftEvent } from './rest';
+
+// Feed connection and router (usable on their own)
+export { Connection, type ConnectionOptions, type ConnectionStateName, type StateChange, type ReconnectPolicyOptions, type WebSocketConstructor } from './connection';
+export { SubscriptionRouter, type RouterOptions, type RouterEvent, type UpdateEvent, type FrameDecoder } from './router';
+
+// Replicas
+export {
+  OrderBook,
+  ReplicaIntegrityError,
+  REPLICA_STATUSES,
+  RESYNC_TRIGGERS,
+  DEFAULT_LIVENESS_MS,
+  type ReplicaState,
+  type ReplicaStatus,
+  type StatusChange,
+  type EmissionCause,
+  type ResyncTrigger,
+  type StreamSyncOptions,
+  type ResyncSchedulerOptions,
+  type EventItem,
+  type EventRecord,
+  type GapMarker,
+  type AccountState,
+  type AccountChange,
+  type AccountReplicaState,
+} from './replicas';
+
+// Exact units
+export { ticksToPrice, priceToTicks, baseLotsToSize, sizeToBaseLots, quoteLotsToQuoteAmount, quoteAmountToQuoteLots, atomsToAmount, amountToAtoms, type RoundingMode } from './units';
+
+// Metrics
+export { LatencyTracker, type LatencyPercentiles } from './metrics';
+
+// Errors
+export {
+  ExchangeReplicaError,
+  InvalidParameterError,
+  RestApiError,
+  RestTransportError,
+  RestTimeoutError,
+  AbortedError,
+  ResponseValidationError,
+  TransactionNotIndexedError,
+  FeedError,
+  FrameError,
+  RequestTimeoutError,
+  ClientClosedError,
+  ConnectionFailedError,
+  SubscriberError,
+  type ErrorContext,
+} from './errors';
+
+// The protocol: every wire detail (schemas, tables, frames). Swap these for the real exchange's.
+export * as protocol from './protocol';
+export type {
+  Market,
+  MarketStats,
+  PriceLevel,
+  Bbo,
+  Trade,
+  FundingRate,
+  LastCandle,
+  MarkCandle,
+  Subaccount,
+  Balance,
+  Position,
+  Order,
+  Fill,
+  Transaction,
+  MarketType,
+  Resolution,
+  Side,
+  ChannelName,
+  OperationName,
+  Scope,
+} from './protocol';

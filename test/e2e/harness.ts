@@ -1,0 +1,47 @@
+/** Client <-> simulator over real sockets on 127.0.0.1: start, wait on emissions, compare with the truth. */
+import { filter, firstValueFrom, timeout, type Observable } from 'rxjs';
+import { ExchangeClient, type ExchangeClientOptions } from '../../src';
+import { Simulator, type SimulatorOptions } from '../../src/simulator';
+
+export interface Pair {
+  sim: Simulator;
+  client: ExchangeClient;
+  close(): Promise<void>;
+}
+
+export async function startPair(sim: Partial<SimulatorOptions> = {}, client: Partial<ExchangeClientOptions> = {}): Promise<Pair> {
+  const s = await Simulator.start({ seed: 1, ...sim });
+  const c = new ExchangeClient({
+    restUrl: s.restUrl,
+    ...client,
+    connection: { reconnect: { initialDelayMs: 20, maxDelayMs: 200 }, ...client.connection },
+    rest: { retry: { minDelayMs: 10, maxDelayMs: 100 }, ...client.rest },
+    resync: { retry: { minDelayMs: 10, maxDelayMs: 100 }, ...client.resync },
+  });
+  return {
+    sim: s,
+    client: c,
+    async close() {
+      await c.close();
+      await s.stop();
+    },
+  };
+}
+
+/** The first emission satisfying `pred`, within `ms` (generous: the machine may be loaded). */
+export function waitFor<T>(obs: Observable<T>, pred: (v: T) => boolean, what: string, ms = 15_000): Promise<T> {
+  return firstValueFrom(
+    obs.pipe(
+      filter(pred),
+      timeout({ first: ms, with: () => { throw new Error(`timed out after ${ms} ms waiting for ${what}`); } }),
+    ),
+  );
+}
+
+/** The `sequence` and data of a snapshot operation of the paused simulator. */
+export function truth<T = unknown>(sim: Simulator, op: Parameters<Simulator['truth']>[0], params: Record<string, string | number>): { sequence: bigint; data: T } {
+  const r = sim.truth(op, params);
+  if (r.status !== 200) throw new Error(`truth ${op} answered ${r.status}: ${JSON.stringify(r.body)}`);
+  const body = r.body as { data: T; sequence?: string };
+  return { sequence: BigInt(body.sequence ?? '0'), data: body.data };
+}
