@@ -37,7 +37,7 @@ export function canTransition(from: ReplicaStatus, to: ReplicaStatus): boolean {
 /** A status change the machine does not allow (a bug of the caller). */
 export class InvalidTransitionError extends ExchangeReplicaError {
   constructor(from: ReplicaStatus, to: ReplicaStatus, reason: string) {
-    super('ERR_INVALID_TRANSITION', `replica status cannot go from ${from} to ${to} (${reason})`);
+    super('ERR_ILLEGAL_STATE_TRANSITION', `replica status cannot go from ${from} to ${to} (${reason})`);
   }
 }
 

@@ -1,0 +1,30 @@
+/** The README's five-minute tour, run as written (against the embedded simulator). */
+import { ExchangeClient } from '../../src';
+import { Simulator } from '../../src/simulator';
+import { waitFor } from './harness';
+
+jest.setTimeout(30_000);
+
+it('runs the tour: subscribe, read, watch status, heal after a fault', async () => {
+  const sim = await Simulator.start({ seed: 1 });
+  const client = new ExchangeClient({ restUrl: sim.restUrl, connection: { reconnect: { initialDelayMs: 20, maxDelayMs: 200 } } });
+  const seen: string[] = [];
+  const sub = client.orderBook({ market_type: 'perp', market_id: 0 }).subscribe((e) => {
+    seen.push(e.status);
+    if (e.status !== 'live') return;
+    const book = e.state;
+    expect(book.bestBid()!).toBeLessThan(book.bestAsk()!);
+    let n = 0;
+    book.forEachLevel('bid', 5, () => void n++);
+    expect(n).toBe(5);
+  });
+  const book$ = client.orderBook({ market_type: 'perp', market_id: 0 });
+  await waitFor(book$, (e) => e.status === 'live', 'live');
+  sim.faults.dropAll();
+  await waitFor(book$, (e) => e.snapshotId >= 2 && e.status === 'live', 'healed after dropAll');
+  expect(seen).toContain('stale');
+  expect(client.resyncCounts().disconnected).toBeGreaterThanOrEqual(1);
+  sub.unsubscribe();
+  await client.close();
+  await sim.stop();
+});
