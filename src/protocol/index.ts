@@ -13,3 +13,4 @@ export * from './channels';
 export * from './frames';
 export * from './validate';
 export * from './decode';
+export * from './fastDecode';

@@ -1,6 +1,6 @@
 /** The options of a `SubscriptionRouter` and their defaults (applied here and nowhere else). */
 import { InvalidParameterError } from '../errors';
-import { decodeServerFrame, type ChannelName, type DecodeResult, type DriftReport, type ValidateOptions } from '../protocol';
+import { fastDecodeServerFrame, type ChannelName, type DecodeResult, type DriftReport, type ValidateOptions } from '../protocol';
 import { wallClockNs } from '../metrics/wallClockNs';
 
 /**
@@ -26,7 +26,7 @@ export interface RouterOptions {
   readonly strict?: boolean;
   /** Called for each location where unexpected keys were dropped (non-strict mode). @default none */
   readonly onDrift?: (report: DriftReport, context: DriftContext) => void;
-  /** Frame decoder (e.g. a fast path for hot frames). @default decodeServerFrame of the protocol module */
+  /** Frame decoder. @default fastDecodeServerFrame: a validating scanner for hot update frames (book, bbo, trades), falling back to JSON.parse + zod for anything else */
   readonly decode?: FrameDecoder;
   /** Clock of `receivedAtNs`, Unix nanoseconds. @default wallClockNs */
   readonly nowNs?: () => bigint;
@@ -49,7 +49,7 @@ export function resolveRouterOptions(options: RouterOptions): ResolvedRouterOpti
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
     strict: options.strict ?? false,
     onDrift: options.onDrift,
-    decode: options.decode ?? decodeServerFrame,
+    decode: options.decode ?? fastDecodeServerFrame,
     nowNs: options.nowNs ?? wallClockNs,
   };
   if (!(resolved.requestTimeoutMs > 0)) throw new InvalidParameterError(`requestTimeoutMs must be > 0: got ${resolved.requestTimeoutMs}`, { param: 'requestTimeoutMs' });

@@ -1,0 +1,14 @@
+/** mulberry32: a small seeded generator, so every run of the benchmarks sees the same data. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** An integer in [lo, hi) from `rand`. */
+export const randomInt = (rand: () => number, lo: number, hi: number): number => lo + Math.floor(rand() * (hi - lo));

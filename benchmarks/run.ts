@@ -1,0 +1,103 @@
+/**
+ * `npm run bench`: the library's benchmarks, on 127.0.0.1 only, in a few minutes.
+ *
+ *   npx tsx benchmarks/run.ts [--quick] [--only book|socket] [--out DIR]
+ *
+ * 1. Book reducer: our OrderBook vs ccxt pro's OrderBook vs `orderbooks`, ns per frame net of
+ *    a no-op loop, on a top-heavy stream, a whole-book stream and an exact (> 2^53) stream;
+ *    bytes per level at 10,000 levels a side.
+ * 2. Socket path: client CPU per frame at fixed rates (sender in another process), from
+ *    bare receive to our fast validating decoder and the library's whole client path
+ *    (ExchangeClient), as ratios to the JSON.parse floor.
+ * 3. Latency at the same rates, send to state seen, p50/p99/p99.9.
+ *
+ * Prints a markdown report and writes it, with the JSON of every figure, to
+ * `benchmarks/results/` (or DIR). Exits 1 when one of the benchmark's own correctness
+ * checks failed (speed targets missed are reported, not fatal). `--quick` runs tiny sizes.
+ */
+import { fileURLToPath } from 'node:url';
+import { ccxtAdapter, loadCcxtOrderBook, noopAdapter, orderbooksAdapter, oursAdapter, oursExactAdapter } from './book/adapters';
+import { runBookBench, type BookBenchResult } from './book/bookBench';
+import { FULL, QUICK, type RunSizes } from './config';
+import { evaluateChecks, evaluateTargets } from './lib/evaluate';
+import { machineHeader } from './lib/machine';
+import { renderMarkdown, writeReport, type BenchReport } from './lib/report';
+import { clientPath } from './socket/clientPathScenario';
+import { RAW_SCENARIOS } from './socket/scenarios';
+import { runSocketBench, type SocketBenchResult } from './socket/socketBench';
+
+export interface RunOptions {
+  readonly quick: boolean;
+  readonly only?: 'book' | 'socket';
+  readonly outDir: string;
+  readonly log: (line: string) => void;
+}
+
+const DEFAULT_OUT = fileURLToPath(new URL('./results/', import.meta.url));
+
+export function parseArgs(argv: readonly string[]): RunOptions {
+  const opts: { quick: boolean; only?: 'book' | 'socket'; outDir: string } = { quick: false, outDir: DEFAULT_OUT };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--quick') opts.quick = true;
+    else if (a === '--only' && (argv[i + 1] === 'book' || argv[i + 1] === 'socket')) opts.only = argv[++i] as 'book' | 'socket';
+    else if (a === '--out' && argv[i + 1]) opts.outDir = argv[++i]!;
+    else throw new Error(`unknown argument ${a}; usage: run.ts [--quick] [--only book|socket] [--out DIR]`);
+  }
+  return { ...opts, log: (line) => console.error(line) };
+}
+
+export async function runBench(opts: RunOptions): Promise<BenchReport> {
+  const sizes: RunSizes = opts.quick ? QUICK : FULL;
+  const header = machineHeader();
+  const t0 = Date.now();
+  let book: BookBenchResult | undefined;
+  let socket: SocketBenchResult | undefined;
+  if (opts.only !== 'socket') {
+    opts.log('book reducer benchmark...');
+    const ccxt = ccxtAdapter(await loadCcxtOrderBook());
+    book = await runBookBench({
+      ...sizes.book,
+      noop: noopAdapter,
+      log: opts.log,
+      streams: [
+        { id: 'top', label: '80% of changes within the best 20 levels', focus: 'top', base: 0n, books: [oursAdapter, ccxt, orderbooksAdapter] },
+        { id: 'whole', label: 'changes spread over the whole book', focus: 'whole', base: 0n, books: [oursAdapter, ccxt, orderbooksAdapter] },
+        { id: 'exact', label: 'prices beyond 2^53 (exact path)', focus: 'top', base: 2n ** 53n, books: [oursExactAdapter, ccxt] },
+      ],
+      memoryBooks: ['ours', 'ccxt', 'orderbooks'],
+    });
+  }
+  if (opts.only !== 'book') {
+    opts.log('socket benchmark...');
+    socket = await runSocketBench({ ...sizes.socket, scenarios: [...RAW_SCENARIOS, clientPath], log: opts.log });
+  }
+  const checks = evaluateChecks(book, socket);
+  return {
+    mode: opts.quick ? 'quick' : 'full',
+    header,
+    durationSec: (Date.now() - t0) / 1000,
+    ...(book ? { book } : {}),
+    ...(socket ? { socket } : {}),
+    targets: evaluateTargets(book),
+    checks,
+    checksPassed: checks.every((c) => c.ok),
+  };
+}
+
+async function main(): Promise<void> {
+  const opts = parseArgs(process.argv.slice(2));
+  const report = await runBench(opts);
+  const md = renderMarkdown(report);
+  const files = writeReport(opts.outDir, report, md);
+  console.log(md);
+  console.log(`written: ${files.md}\n         ${files.json}`);
+  process.exitCode = report.checksPassed ? 0 : 1;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch((e: unknown) => {
+    console.error(e);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,131 @@
+/**
+ * The sender of the socket benchmark, run in its OWN process (forked by `SenderProcess`) so
+ * that its work never shows in the client's CPU time. A minimal feed on 127.0.0.1: answers
+ * `subscribe` with `subscribed` and `ping` with `pong` at `/ws`, serves the stream's
+ * snapshot at `/v1/orderBook` (sequence 0), and on command sends the pre-encoded `book`
+ * updates of a seeded delta stream at a fixed rate: every 1 ms tick it sends the frames due
+ * by then, each stamped with its send time (shared wall clock, see wallClock.ts) and
+ * written in the simulator's own frame format.
+ *
+ * IPC protocol: see `SenderCommand` and `SenderReply`.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { FEED_PATH } from '../../src/protocol';
+import { pongFrame, subscribedFrame, updateFrame, updatePrefix } from '../../src/simulator/feed/serverFrames';
+import { makeDeltaStream } from '../book/deltaStream';
+import type { SenderCommand, SenderReply } from './senderProtocol';
+
+const SUBSCRIPTION_ID = '1';
+const TICK_MS = 1;
+
+let anchorNs = 0n;
+let dataJson: string[] = [];
+let snapshotJson = '';
+let client: WebSocket | undefined;
+let ticker: NodeJS.Timeout | undefined;
+let sent = 0;
+let maxBuffered = 0;
+
+const reply = (r: SenderReply) => process.send!(r);
+const nowNs = () => anchorNs + process.hrtime.bigint();
+
+function serveRest(req: IncomingMessage, res: ServerResponse): void {
+  const path = (req.url ?? '').split('?')[0];
+  const body = (status: number, text: string) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(text);
+  };
+  if (path === '/v1/orderBook') body(200, `{"data":${snapshotJson},"sequence":"0","timestamp_ns":"${nowNs()}"}`);
+  else if (path === '/v1/status') body(200, `{"data":{"status":"ok"},"timestamp_ns":"${nowNs()}"}`);
+  else body(404, '{"code":"NOT_FOUND","error":"the benchmark sender serves only /v1/orderBook and /v1/status"}');
+}
+
+function onClientFrame(ws: WebSocket, text: string): void {
+  let frame: { type?: unknown; request_id?: unknown; channel?: unknown };
+  try {
+    frame = JSON.parse(text) as typeof frame;
+  } catch {
+    return;
+  }
+  const requestId = typeof frame.request_id === 'string' ? frame.request_id : '';
+  if (frame.type === 'subscribe') {
+    client = ws;
+    ws.send(subscribedFrame(requestId, SUBSCRIPTION_ID, String(frame.channel)));
+  } else if (frame.type === 'ping') ws.send(pongFrame(requestId, nowNs()));
+}
+
+function start(rate: number, maxFrames: number): void {
+  const ws = client;
+  if (!ws) {
+    reply({ type: 'error', message: 'start: no subscribed client' });
+    return;
+  }
+  const socket = (ws as unknown as { _socket: Socket })._socket;
+  const prefix = updatePrefix(SUBSCRIPTION_ID, 'book');
+  const limit = Math.min(maxFrames, dataJson.length);
+  const t0 = process.hrtime.bigint();
+  sent = 0;
+  maxBuffered = 0;
+  ticker = setInterval(() => {
+    const due = Math.min(limit, Math.floor((Number(process.hrtime.bigint() - t0) * rate) / 1e9));
+    if (due <= sent) return;
+    // One write for the whole batch: the frames due this tick leave together.
+    socket.cork();
+    while (sent < due) {
+      ws.send(updateFrame(prefix, BigInt(sent + 1), nowNs(), dataJson[sent]!));
+      sent++;
+    }
+    socket.uncork();
+    if (ws.bufferedAmount > maxBuffered) maxBuffered = ws.bufferedAmount;
+  }, TICK_MS);
+}
+
+function stop(): void {
+  if (ticker) clearInterval(ticker);
+  ticker = undefined;
+  reply({ type: 'stopped', sent, maxBufferedBytes: maxBuffered });
+}
+
+function main(): void {
+  const http = createServer(serveRest);
+  const wss = new WebSocketServer({ server: http, path: FEED_PATH, perMessageDeflate: false });
+  wss.on('connection', (ws) => {
+    ws.on('message', (data, isBinary) => {
+      if (!isBinary) onClientFrame(ws, data.toString());
+    });
+    ws.on('close', () => {
+      if (client === ws) client = undefined;
+    });
+  });
+  process.on('message', (cmd: SenderCommand) => {
+    switch (cmd.cmd) {
+      case 'init': {
+        anchorNs = BigInt(cmd.anchorNs);
+        const stream = makeDeltaStream(cmd.stream);
+        snapshotJson = JSON.stringify(stream.snapshot);
+        dataJson = stream.frames.map((f) => JSON.stringify({ bids: f.bids, asks: f.asks }));
+        http.listen(0, '127.0.0.1', () => reply({ type: 'ready', port: (http.address() as AddressInfo).port }));
+        break;
+      }
+      case 'start':
+        start(cmd.rate, cmd.maxFrames);
+        reply({ type: 'started' });
+        break;
+      case 'stop':
+        stop();
+        break;
+      case 'exit':
+        if (ticker) clearInterval(ticker);
+        for (const ws of wss.clients) ws.terminate();
+        wss.close();
+        http.close(() => process.exit(0));
+        break;
+    }
+  });
+  // The parent owns this process: when it goes, so does the sender.
+  process.on('disconnect', () => process.exit(0));
+}
+
+main();

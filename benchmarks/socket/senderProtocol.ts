@@ -1,0 +1,17 @@
+/** The IPC messages between the socket benchmark and its sender process. */
+import type { StreamSpec } from '../book/deltaStream';
+
+export type SenderCommand =
+  /** Generate the stream, listen on 127.0.0.1:0. `anchorNs`: wall-clock ns minus hrtime ns (decimal). */
+  | { cmd: 'init'; anchorNs: string; stream: StreamSpec }
+  /** Send the stream from seq 1 to the subscribed client at `rate` frames/s, at most `maxFrames`. */
+  | { cmd: 'start'; rate: number; maxFrames: number }
+  | { cmd: 'stop' }
+  | { cmd: 'exit' };
+
+export type SenderReply =
+  | { type: 'ready'; port: number }
+  | { type: 'started' }
+  /** `maxBufferedBytes`: the largest backlog the socket held (the client falling behind). */
+  | { type: 'stopped'; sent: number; maxBufferedBytes: number }
+  | { type: 'error'; message: string };

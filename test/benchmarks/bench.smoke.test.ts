@@ -1,0 +1,69 @@
+/**
+ * Smoke test of `npm run bench`: runs the quick mode in a child process (the benchmark forks
+ * its own sender and needs the tsx loader) and checks that the benchmark's OWN correctness
+ * checks passed and that every section produced figures. Speeds are not asserted.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { BenchReport } from '../../benchmarks/lib/report';
+
+const ROOT = resolve(__dirname, '../..');
+const TSX_LOADER = pathToFileURL(createRequire(join(ROOT, 'package.json')).resolve('tsx')).href;
+const RUN_TIMEOUT_MS = 55_000;
+
+function runQuick(outDir: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'benchmarks/run.ts'), '--quick', '--out', outDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`quick benchmark did not finish within ${RUN_TIMEOUT_MS} ms:\n${output}`));
+    }, RUN_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, output });
+    });
+  });
+}
+
+describe('npm run bench --quick', () => {
+  let outDir = '';
+  beforeAll(() => {
+    outDir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
+  });
+  afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+
+  it('runs every section and its own correctness checks pass', async () => {
+    const { code, output } = await runQuick(outDir);
+    const files = readdirSync(outDir);
+    const json = files.find((f) => f.endsWith('.json'));
+    expect(json).toBeDefined();
+    expect(files.some((f) => f.endsWith('.md'))).toBe(true);
+    const report = JSON.parse(readFileSync(join(outDir, json!), 'utf8')) as BenchReport;
+
+    const failed = report.checks.filter((c) => !c.ok);
+    expect(failed).toEqual([]);
+    expect(report.checksPassed).toBe(true);
+    expect(code).toBe(0);
+
+    // Every section ran and was checked.
+    expect(report.header.cores).toBeGreaterThan(0);
+    expect(report.book?.rows.some((r) => r.book.startsWith('ours') && r.correct)).toBe(true);
+    expect(report.book?.rows.filter((r) => r.stream !== 'exact' && r.book !== 'no-op').every((r) => r.correct)).toBe(true);
+    expect(report.book?.memory.length).toBeGreaterThanOrEqual(3);
+    const scenarios = new Set(report.socket?.cpu.map((c) => c.scenario));
+    for (const s of ['receive', 'parse', 'parse+apply', 'zod+apply', 'fast+apply', 'client']) expect(scenarios.has(s)).toBe(true);
+    expect(report.socket?.cpu.every((c) => c.correct && c.cpuUsPerFrame > 0)).toBe(true);
+    expect(report.socket?.latency.every((l) => l.correct && l.count > 0)).toBe(true);
+    expect(report.targets.length).toBeGreaterThan(0);
+    // The printed table is the report.
+    expect(output).toContain('## Correctness checks: all passed');
+  }, 60_000);
+});
