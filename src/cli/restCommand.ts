@@ -1,12 +1,14 @@
 /**
  * `exchange-replica rest <operation>`: any REST operation, its parameters as flags named
  * exactly as documented (`--market_id 0`), JSON out. Flags and help come from the operations
- * table. @internal
+ * table. Against a real exchange (`--rest-url`) or an embedded simulator (`--simulator`). @internal
  */
 import { Command, Option } from 'commander';
-import { describeAccepted, OPERATION_NAMES, OPERATIONS, type OperationName } from '../protocol';
+import { describeAccepted, OPERATION_NAMES, OPERATIONS, type OperationName, type ParamSpec } from '../protocol';
 import { RestClient } from '../rest';
-import { ExchangeReplicaError } from '../errors';
+import { Simulator } from '../simulator/Simulator';
+import { CliUsageError, reportCliError } from './cliErrors';
+import { integerFlag, positiveMsFlag, urlFlag } from './flagParsers';
 
 const INTEGER_TEXT = /^-?[0-9]+$/;
 
@@ -19,32 +21,69 @@ function flagValue(type: string, text: string): unknown {
   return text;
 }
 
+/** A plausible value of a parameter, for the generated example line. */
+function exampleValue(name: string, spec: ParamSpec): string {
+  if (spec.type === 'enum') return spec.values!.includes('perp') ? 'perp' : spec.values![0]!;
+  if (spec.type === 'address') return '<address>';
+  if (name.endsWith('timestamp')) return name.startsWith('end') ? String(Date.UTC(2030, 0, 1)) : '0';
+  if (spec.type === 'int32' || spec.type === 'int64') return String(name === 'limit' || name === 'count_back' || name === 'depth' ? 10 : spec.min ?? 0);
+  if (name === 'hash') return '<hash>';
+  return `<${name}>`;
+}
+
+function exampleFor(name: OperationName): string {
+  const op = OPERATIONS[name];
+  // `/v1/orders` needs `limit` unless `client_order_id` is given: show the common form.
+  const required = Object.entries(op.params as Record<string, ParamSpec>).filter(([p, s]) => s.required || (name === 'orders' && p === 'limit'));
+  const flags = required.map(([p, s]) => `--${p} ${exampleValue(p, s)}`).join(' ');
+  return `\nExamples:\n  exchange-replica rest ${name} --rest-url http://127.0.0.1:8080${flags ? ` ${flags}` : ''}\n  exchange-replica rest ${name} --simulator${flags ? ` ${flags}` : ''}\n`;
+}
+
+async function runRest(name: OperationName, flags: Record<string, unknown>): Promise<void> {
+  const op = OPERATIONS[name];
+  const params: Record<string, unknown> = {};
+  for (const [param, spec] of Object.entries(op.params as Record<string, ParamSpec>)) {
+    const v = flags[param];
+    if (typeof v === 'string') params[param] = flagValue(spec.type, v);
+  }
+  const restUrl = (flags.restUrl as string | undefined) ?? (flags.simulator ? undefined : process.env.EXCHANGE_REST_URL);
+  if (flags.simulator && flags.restUrl !== undefined) throw new CliUsageError('--simulator and --rest-url exclude each other');
+  if (!flags.simulator && restUrl === undefined) throw new CliUsageError('give --rest-url <url> (or EXCHANGE_REST_URL) for a real exchange, or --simulator for an embedded one');
+  const sim = flags.simulator ? await Simulator.start({ seed: flags.seed as number, paused: true }) : undefined;
+  try {
+    const rest = new RestClient({ baseUrl: sim?.restUrl ?? restUrl!, timeoutMs: flags.timeoutMs as number });
+    const out = await rest.request(name, params as never);
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+  } finally {
+    await sim?.stop();
+  }
+}
+
+/** The `rest` command and one subcommand per operation (mounted by the main program). */
 export function restCommand(): Command {
   const cmd = new Command('rest')
     .description('Call one REST operation and print its JSON answer')
-    .addHelpText('after', `\nOperations: ${OPERATION_NAMES.join(', ')}\n\nExamples:\n  exchange-replica rest orderBook --rest-url http://127.0.0.1:8080 --market_type perp --market_id 0 --depth 5\n  exchange-replica rest orderBook --help`);
+    .addHelpText(
+      'after',
+      `\nOperations: ${OPERATION_NAMES.join(', ')}\n\nExamples:\n  exchange-replica rest orderBook --rest-url http://127.0.0.1:8080 --market_type perp --market_id 0 --depth 5\n  exchange-replica rest markets --simulator --market_type all\n  exchange-replica rest orderBook --help\n\nParameters are flags named exactly as the API documents them. Errors print one line\n"error <code>: <message>" and exit with 2 (invalid parameter) or 1 (any other failure).`,
+    );
   for (const name of OPERATION_NAMES) {
     const op = OPERATIONS[name];
     const sub = new Command(name).description(`${op.summary} (${op.path})`);
-    sub.requiredOption('--rest-url <url>', 'base URL of the exchange REST API', process.env.EXCHANGE_REST_URL);
-    sub.option('--timeout-ms <ms>', 'per-request timeout in milliseconds', '10000');
-    for (const [param, spec] of Object.entries(op.params)) {
+    sub.option('--rest-url <url>', 'base URL of the exchange REST API (or env EXCHANGE_REST_URL)', urlFlag(['http:', 'https:']));
+    sub.option('--simulator', 'ask an embedded simulator (started paused for this one call)');
+    sub.option('--seed <n>', 'seed of the embedded simulator', integerFlag(-(2 ** 31), 2 ** 32 - 1), 1);
+    sub.option('--timeout-ms <ms>', 'per-request timeout in milliseconds', positiveMsFlag, 10000);
+    for (const [param, spec] of Object.entries(op.params as Record<string, ParamSpec>)) {
       const o = new Option(`--${param} <value>`, `${describeAccepted(param, spec)}${spec.required ? ' (required)' : ''}${spec.default !== undefined ? ` (server default ${spec.default})` : ''}`);
       sub.addOption(o);
     }
-    sub.action(async (flags: Record<string, string>) => {
-      const params: Record<string, unknown> = {};
-      for (const [param, spec] of Object.entries(op.params)) {
-        if (flags[param] !== undefined) params[param] = flagValue(spec.type, flags[param]);
-      }
-      const rest = new RestClient({ baseUrl: flags.restUrl!, timeoutMs: Number(flags.timeoutMs) });
+    sub.addHelpText('after', exampleFor(name));
+    sub.action(async (flags: Record<string, unknown>) => {
       try {
-        const out = await rest.request(name as OperationName, params as never);
-        process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+        await runRest(name, flags);
       } catch (e) {
-        const err = e as ExchangeReplicaError;
-        process.stderr.write(`error ${err.code ?? 'ERR_UNKNOWN'}: ${err.message}\n`);
-        process.exitCode = err.code === 'ERR_INVALID_PARAMETER' ? 2 : 1;
+        reportCliError(e);
       }
     });
     cmd.addCommand(sub);

@@ -1,0 +1,92 @@
+/**
+ * What the live view measures about itself: latency from each update's server timestamp to
+ * the draw that first showed it (p50/p99), and feed frames and draws per second. @internal
+ */
+import { LatencyTracker, wallClockNs, type LatencyPercentiles } from '../../metrics';
+
+/** Updates remembered between two draws; beyond it only the newest are measured (bounded memory). */
+const MAX_PENDING = 20_000;
+
+/** Per-second rate over the last completed window. */
+class RateMeter {
+  private count = 0;
+  private windowStartMs: number;
+  private last = 0;
+
+  constructor(nowMs: number) {
+    this.windowStartMs = nowMs;
+  }
+
+  add(n = 1): void {
+    this.count += n;
+  }
+
+  /** Events per second over the last window of at least one second. */
+  rate(nowMs: number): number {
+    const elapsed = nowMs - this.windowStartMs;
+    if (elapsed >= 1000) {
+      this.last = (this.count * 1000) / elapsed;
+      this.count = 0;
+      this.windowStartMs = nowMs;
+    }
+    return this.last;
+  }
+}
+
+export class ViewMetrics {
+  /** Server timestamp -> draw, in microseconds. */
+  readonly renderLatency = new LatencyTracker({ unit: 'us' });
+  private pending = new BigInt64Array(1024);
+  private pendingCount = 0;
+  private readonly frames: RateMeter;
+  private readonly draws: RateMeter;
+  private readonly updates: RateMeter;
+  private framesTotal = 0;
+
+  constructor(nowMs: number = performance.now()) {
+    this.frames = new RateMeter(nowMs);
+    this.draws = new RateMeter(nowMs);
+    this.updates = new RateMeter(nowMs);
+  }
+
+  /** One replica update (its server `timestamp_ns`) waiting to be drawn. */
+  noteUpdate(timestampNs: bigint): void {
+    this.updates.add();
+    if (this.pendingCount === this.pending.length) {
+      if (this.pending.length >= MAX_PENDING) {
+        // Keep the newer half: a stalled draw should not grow memory.
+        this.pending.copyWithin(0, this.pending.length >> 1);
+        this.pendingCount = this.pending.length - (this.pending.length >> 1);
+      } else {
+        const grown = new BigInt64Array(this.pending.length * 2);
+        grown.set(this.pending);
+        this.pending = grown;
+      }
+    }
+    this.pending[this.pendingCount++] = timestampNs;
+  }
+
+  /** One feed frame received. */
+  noteFrame(): void {
+    this.frames.add();
+    this.framesTotal++;
+  }
+
+  /** A draw happened now: every pending update was shown by it. */
+  drawn(nowNs: bigint = wallClockNs()): void {
+    for (let i = 0; i < this.pendingCount; i++) this.renderLatency.record(nowNs - this.pending[i]!);
+    this.pendingCount = 0;
+    this.draws.add();
+  }
+
+  /** Rates per second and the server->draw percentiles (microseconds). */
+  summary(nowMs: number = performance.now()): { framesPerSecond: number; drawsPerSecond: number; updatesPerSecond: number; framesTotal: number; latency: LatencyPercentiles } {
+    return {
+      framesPerSecond: this.frames.rate(nowMs),
+      drawsPerSecond: this.draws.rate(nowMs),
+      updatesPerSecond: this.updates.rate(nowMs),
+      framesTotal: this.framesTotal,
+      latency: this.renderLatency.percentiles(),
+    };
+  }
+}

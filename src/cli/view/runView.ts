@@ -1,0 +1,123 @@
+/**
+ * The live view: starts the embedded simulator (or connects to a real exchange), a client,
+ * and draws several times a second in place (terminal) or prints one line a second (pipe),
+ * until `q`, Ctrl-C, a signal or `durationMs`. Always restores the terminal and closes the
+ * client and the simulator. @internal
+ */
+import { wallClockNs } from '../../metrics';
+import { RunControl, type StopReason } from '../RunControl';
+import { openTarget } from '../target';
+import { Terminal } from '../term/Terminal';
+import { drawScreen } from './drawScreen';
+import { FaultPicker, type InjectedFault } from './FaultPicker';
+import { pickTargets, type PickOptions } from './pickTargets';
+import { statusLine } from './statusLine';
+import { shortAddress } from './accountPanel';
+import { gatherFrame, ms } from './ViewFrame';
+import { ViewModel } from './ViewModel';
+
+/** Options of {@link runView}. */
+export interface ViewOptions extends PickOptions {
+  /** A real exchange's REST URL (then `f` is disabled). @default undefined: the embedded simulator */
+  readonly restUrl?: string;
+  /** A real exchange's feed URL. @default derived from `restUrl` */
+  readonly wsUrl?: string;
+  /** Seed of the embedded simulator and of the faults `f` draws. @default 1 */
+  readonly seed?: number;
+  /** Stop by itself after this long. @default undefined (until `q` or Ctrl-C) */
+  readonly durationMs?: number;
+  /** Order-flow events per second of the embedded simulator. @default the simulator's (200) */
+  readonly eventsPerSecond?: number;
+  /** Draws per second on a terminal (a pipe gets one line a second). @default 5 */
+  readonly drawsPerSecond?: number;
+}
+
+/** Where the view draws (tests may pass their own). */
+export interface ViewIo {
+  readonly terminal?: Terminal;
+}
+
+/**
+ * Runs the view to its end.
+ * @returns why it stopped
+ * @throws ExchangeReplicaError when the simulator or the exchange cannot be reached at start
+ */
+export async function runView(options: ViewOptions, io: ViewIo = {}): Promise<StopReason> {
+  const terminal = io.terminal ?? new Terminal();
+  const interactive = terminal.interactive;
+  const seed = options.seed ?? 1;
+  const control = new RunControl(options.durationMs);
+  terminal.onOutputClosed(() => control.stop('quit'));
+  const startedMs = Date.now();
+  const target = await openTarget({ restUrl: options.restUrl, wsUrl: options.wsUrl, simulator: options.restUrl === undefined, seed, eventsPerSecond: options.eventsPerSecond }).catch((e) => {
+    control.dispose();
+    terminal.close();
+    throw e;
+  });
+  const { client, sim } = target;
+  const restoreOnExit = (): void => terminal.restore();
+  let vm: ViewModel | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let failure: unknown;
+  let lastFault: InjectedFault | undefined;
+  try {
+    const targets = await pickTargets(client, sim, options);
+    vm = new ViewModel(client, targets).start();
+    const model = vm;
+    const picker = sim ? new FaultPicker(sim.faults, targets.markets, seed) : undefined;
+    const draw = (): void => {
+      if (control.isStopped) return;
+      try {
+        const frame = gatherFrame(model, client, target.label, startedMs, picker !== undefined, lastFault);
+        if (interactive) terminal.draw(drawScreen(frame, terminal.columns, terminal.rows));
+        else terminal.println(statusLine(frame));
+        model.metrics.drawn(wallClockNs());
+      } catch (e) {
+        failure = e;
+        control.stop('error');
+      }
+    };
+    if (interactive) {
+      process.once('exit', restoreOnExit);
+      terminal.enter();
+      terminal.onResize(draw);
+    } else {
+      const account = targets.account ? `; account ${shortAddress(targets.account.address)}/${targets.account.subaccount_id}` : '';
+      terminal.println(`view: ${target.label}; markets ${targets.markets.map((m) => m.symbol).join(', ')}${account}; one line a second`);
+    }
+    if (terminal.readsKeys) {
+      terminal.onKey((key) => {
+        if (key === 'q' || key === 'Q') control.stop('quit');
+        else if (key === 'ctrl-c') control.stop('signal');
+        else if ((key === 'f' || key === 'F') && picker) {
+          lastFault = picker.inject();
+          if (interactive) draw();
+        }
+      });
+    }
+    timer = setInterval(draw, interactive ? Math.round(1000 / (options.drawsPerSecond ?? 5)) : 1000);
+    draw();
+    const reason = await control.stopped;
+    if (failure) throw failure;
+    return reason;
+  } catch (e) {
+    failure ??= e;
+    throw e;
+  } finally {
+    if (timer) clearInterval(timer);
+    const summary = vm ? finalSummary(vm, client.resyncCounts(), startedMs) : '';
+    vm?.stop();
+    terminal.restore();
+    process.off('exit', restoreOnExit);
+    control.dispose();
+    await target.close();
+    if (summary && !failure) terminal.println(summary);
+    terminal.close();
+  }
+}
+
+function finalSummary(vm: ViewModel, resyncs: Record<string, number>, startedMs: number): string {
+  const total = Object.values(resyncs).reduce((a, b) => a + b, 0);
+  const l = vm.metrics.renderLatency.percentiles();
+  return `view stopped after ${((Date.now() - startedMs) / 1000).toFixed(1)}s: resyncs ${total}, errors ${vm.errorCount}, server→draw p50 ${ms(l.p50)} p99 ${ms(l.p99)}`;
+}

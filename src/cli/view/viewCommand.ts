@@ -1,0 +1,61 @@
+/**
+ * `exchange-replica view` (and `npm start`): the live terminal view of two markets and one
+ * account, against the embedded simulator or a real exchange. @internal
+ */
+import { Command } from 'commander';
+import { CliUsageError, reportCliError } from '../cliErrors';
+import { integerFlag, positiveMsFlag, nonNegativeFlag, urlFlag } from '../flagParsers';
+import { runView, type ViewOptions } from './runView';
+
+const EXAMPLES = `
+Examples:
+  npm start                                          # the same as: exchange-replica view
+  exchange-replica view --seed 7                     # another simulated world
+  exchange-replica view --duration-ms 10000          # exit by itself after 10 s
+  exchange-replica view | head -5                    # not a terminal: one line a second
+  exchange-replica view --rest-url https://api.example.com --address <base58> --subaccount-id 0
+
+On a terminal it redraws in place several times a second:
+  - for one perp and one spot market: the top book levels as depth bars, spread and mid,
+    the last trades, market stats and funding;
+  - one subaccount: balances, positions and open orders;
+  - the feed connection and each subscription's status (live, resyncing, stale, ...);
+  - latency from the server's timestamp to the draw (p50/p99) and to the replica, frames/s.
+Keys: f injects a random fault into the simulator (watch a resync heal the book), q or
+Ctrl-C quits. With --rest-url the view shows a real exchange and f is disabled.
+When stdout is not a terminal it prints one line a second instead (key=value words).`;
+
+/** The `view` command (mounted by the main program). */
+export function viewCommand(): Command {
+  return new Command('view')
+    .description('Live terminal view of books, trades, stats, funding, one account and the feed health (embedded simulator by default)')
+    .option('--seed <n>', 'seed of the embedded simulator and of the faults f injects', integerFlag(-(2 ** 31), 2 ** 32 - 1), 1)
+    .option('--duration-ms <ms>', 'exit by itself after this many milliseconds', positiveMsFlag)
+    .option('--rest-url <url>', 'REST base URL of a real exchange instead of the simulator', urlFlag(['http:', 'https:']))
+    .option('--ws-url <url>', 'feed URL of that exchange (default: the REST host, path /ws)', urlFlag(['ws:', 'wss:']))
+    .option('--perp <market_id>', 'perp market to show (default: the first active one)', integerFlag(0, 2 ** 31 - 1))
+    .option('--spot <market_id>', 'spot market to show (default: the first active one)', integerFlag(0, 2 ** 31 - 1))
+    .option('--address <address>', 'account to show (default with the simulator: one that trades)')
+    .option('--subaccount-id <n>', 'subaccount of --address', integerFlag(0, 2 ** 31 - 1), 0)
+    .option('--events-per-second <n>', 'order-flow events per second of the simulator', nonNegativeFlag)
+    .addHelpText('after', EXAMPLES)
+    .action(async (flags: Record<string, unknown>) => {
+      try {
+        if (flags.wsUrl !== undefined && flags.restUrl === undefined) throw new CliUsageError('--ws-url needs --rest-url (the feed of which exchange?)');
+        const options: ViewOptions = {
+          seed: flags.seed as number,
+          durationMs: flags.durationMs as number | undefined,
+          restUrl: flags.restUrl as string | undefined,
+          wsUrl: flags.wsUrl as string | undefined,
+          perp: flags.perp as number | undefined,
+          spot: flags.spot as number | undefined,
+          address: flags.address as string | undefined,
+          subaccountId: flags.subaccountId as number,
+          eventsPerSecond: flags.eventsPerSecond as number | undefined,
+        };
+        await runView(options);
+      } catch (e) {
+        reportCliError(e);
+      }
+    });
+}

@@ -1,0 +1,80 @@
+/**
+ * `watch <channel>`: the channel's scope (feed names: `market_id`, `is_perps`, `interval`,
+ * `address`, `subaccount_id`) checked against the channels table, then the client's
+ * replica of that channel as a stream of JSON-ready records, one per emission. @internal
+ */
+import { map, type Observable } from 'rxjs';
+import type { ExchangeClient } from '../../client';
+import { CHANNELS, streamKey, validateScope, type ChannelName, type Scope } from '../../protocol';
+import type { EventItem, ReplicaState } from '../../replicas';
+import { CliUsageError } from '../cliErrors';
+import { newest, toJsonValue, type JsonLimits } from './toJsonValue';
+
+/** One printed record: a replica state emission, or an event stream item. */
+export type WatchRecord = Record<string, unknown> & { readonly channel: ChannelName; readonly stream: string };
+
+/**
+ * The scope of `channel` from the flags (absent flags are left out).
+ * @throws CliUsageError naming the missing, ill-typed or unexpected scope key.
+ */
+export function scopeFor(channel: ChannelName, flags: Readonly<Record<string, unknown>>): Scope {
+  const input: Record<string, unknown> = {};
+  for (const key of ['market_id', 'is_perps', 'interval', 'address', 'subaccount_id'] as const) if (flags[key] !== undefined) input[key] = flags[key];
+  const r = validateScope(channel, input);
+  if (!r.ok) throw new CliUsageError(`--${r.key}: ${r.message}`);
+  return r.scope;
+}
+
+function stateRecord(channel: ChannelName, stream: string, e: ReplicaState<unknown>, limits: JsonLimits): WatchRecord {
+  const state = CHANNELS[channel].kind === 'candle' ? newest(e.state as readonly unknown[], limits.depth) : e.state;
+  return {
+    channel,
+    stream,
+    status: e.status,
+    cause: e.cause,
+    seq: e.seq.toString(),
+    snapshot_id: e.snapshotId,
+    timestamp_ns: e.timestampNs.toString(),
+    state: toJsonValue(state, limits),
+  };
+}
+
+function eventRecord(channel: ChannelName, stream: string, item: EventItem<unknown>, limits: JsonLimits): WatchRecord {
+  if (item.kind === 'gap') return { channel, stream, kind: 'gap', from_sequence: item.fromSequence.toString(), to_sequence: item.toSequence.toString(), reason: item.reason };
+  return { channel, stream, kind: 'record', sequence: item.sequence.toString(), record: toJsonValue(item.record, limits) };
+}
+
+/** The replica of `channel` for `scope`, as printable records. */
+export function watchSource(client: ExchangeClient, channel: ChannelName, scope: Scope, limits: JsonLimits): Observable<WatchRecord> {
+  const stream = streamKey(channel, scope);
+  const market = { market_type: scope.is_perps ? 'perp' : 'spot', market_id: scope.market_id! } as const;
+  const account = { address: scope.address!, subaccount_id: scope.subaccount_id! };
+  const states = (o: Observable<ReplicaState<unknown>>) => o.pipe(map((e) => stateRecord(channel, stream, e, limits)));
+  const events = (o: Observable<EventItem<unknown>>) => o.pipe(map((i) => eventRecord(channel, stream, i, limits)));
+  switch (channel) {
+    case 'book':
+      return states(client.orderBook(market));
+    case 'bbo':
+      return states(client.bbo(market));
+    case 'marketStats':
+      return states(client.marketStats(market));
+    case 'candles':
+      return states(client.candles({ ...market, resolution: scope.interval! }));
+    case 'markCandles':
+      return states(client.markCandles({ market_id: scope.market_id!, resolution: scope.interval! }));
+    case 'trades':
+      return events(client.trades(market));
+    case 'fundingRates':
+      return events(client.fundingRates({ market_id: scope.market_id! }));
+    case 'account':
+      return states(client.subaccount(account));
+    case 'balances':
+      return states(client.balances(account));
+    case 'positions':
+      return states(client.positions(account));
+    case 'orders':
+      return states(client.openOrders(account));
+    case 'fills':
+      return events(client.fills(account));
+  }
+}
