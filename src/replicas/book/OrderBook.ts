@@ -1,0 +1,322 @@
+/**
+ * The order book replica: exact, fast, and honest about what its snapshot did not cover.
+ *
+ * - Exact integers: prices (ticks) and sizes (base lots) are Uint64. Each side keeps JS
+ *   numbers while every value is a safe integer and switches to bigints the moment one is
+ *   not; number reads of a value above 2^53 - 1 throw `BookPrecisionError`, never round.
+ * - Fast: per side, a window of ticks around the best price indexed directly (setting a level
+ *   there is an index, not a search) over sorted typed arrays for the deeper levels (see
+ *   `BookSide`); best bid/ask are O(1); top-N reads allocate nothing per read
+ *   (`forEachLevel`, the `bids`/`asks` readers).
+ * - The 500-level rule (streaming-protocol.md section 5): a snapshot side that held
+ *   `depthLimit` levels is truncated at its deepest price (the boundary). Only levels the
+ *   snapshot covered or an update set are ever stored, so nothing beyond the boundary is
+ *   presented unless an update created it. Removals inside the covered range shrink the
+ *   presented depth; the covered range itself never changes and no level is invented. When a
+ *   truncated side has no level left at or better than its boundary, its best price is
+ *   unknown: the next consistency check throws `ReplicaIntegrityError` so the replica resyncs.
+ * - A crossed or locked book after an update throws `ReplicaIntegrityError` (resync).
+ */
+import { InvalidParameterError } from '../../errors';
+import { ReplicaIntegrityError } from '../Reducer';
+import type { PriceLevel, Side } from '../../protocol';
+import { BookSide, type BigLevelCallback, type BookSideReader, type LevelCallback } from './BookSide';
+import { toExactNumber } from './BookPrecisionError';
+import { FrameApplier } from './FrameApplier';
+import { isUint64Bigint } from './parseUint';
+import { loadSide } from './loadSide';
+
+/** Both sides of a book in wire form, best first. */
+export interface BookLevels {
+  bids: PriceLevel[];
+  asks: PriceLevel[];
+}
+
+/** Options of {@link OrderBook}. */
+export interface OrderBookOptions {
+  /**
+   * Levels per side the snapshot was requested with. A snapshot side holding at least this
+   * many levels is treated as truncated at its deepest price.
+   * @default 500
+   */
+  depthLimit?: number;
+  /**
+   * Ticks spanned by each side's price window, the part of the book kept indexed by tick
+   * near the best price (updates there cost an index, deeper ones a search). A power of two
+   * from 64 to 2^20; each side allocates 8 bytes per tick.
+   * @default 4096
+   */
+  windowTicks?: number;
+}
+
+const DEFAULTS: Required<OrderBookOptions> = { depthLimit: 500, windowTicks: 4096 };
+
+/**
+ * A live order book. Mutated in place by `applyLevels`; every read sees the current state.
+ *
+ * @example
+ * const book = OrderBook.fromSnapshot(snapshotData);          // { bids, asks } best first
+ * book.applyLevels(update.bids, update.asks);                 // absolute sizes, "0" removes
+ * const bid = book.bestBid(), ask = book.bestAsk();           // numbers, O(1)
+ * book.forEachLevel('ask', 10, (price, size, i) => { ... });  // no allocation
+ */
+export class OrderBook {
+  /** The options in force, defaults applied. */
+  readonly options: Readonly<Required<OrderBookOptions>>;
+  private readonly b: BookSide;
+  private readonly a: BookSide;
+  private readonly frames: FrameApplier;
+  private ver = 0;
+
+  /**
+   * An empty book that covers both whole sides (nothing truncated).
+   * @throws InvalidParameterError when `windowTicks` is not a power of two from 64 to 2^20, or
+   *   `depthLimit` is not a positive integer (or Infinity).
+   */
+  constructor(opts: OrderBookOptions = {}) {
+    this.options = { ...DEFAULTS, ...withoutUndefined(opts) };
+    const w = this.options.windowTicks;
+    if (!(Number.isInteger(w) && w >= 64 && w <= 1 << 20 && (w & (w - 1)) === 0)) {
+      throw new InvalidParameterError(`windowTicks must be a power of two from 64 to 1048576, got ${w}`, { param: 'windowTicks' });
+    }
+    const d = this.options.depthLimit;
+    if (!(d >= 1 && (Number.isInteger(d) || d === Infinity))) {
+      throw new InvalidParameterError(`depthLimit must be a positive integer or Infinity, got ${d}`, { param: 'depthLimit' });
+    }
+    this.b = new BookSide('bid', { windowTicks: w });
+    this.a = new BookSide('ask', { windowTicks: w });
+    this.frames = new FrameApplier(this.b, this.a);
+  }
+
+  /**
+   * Builds a book from a REST snapshot's `data` (`/v1/orderBook`, levels best first).
+   * Zero-size levels are skipped (they still count toward the depth limit).
+   * @throws ReplicaIntegrityError when a level is not a Uint64 string, a side is not strictly
+   *   best first, or the snapshot is crossed or locked.
+   */
+  static fromSnapshot(snapshot: { readonly bids: readonly PriceLevel[]; readonly asks: readonly PriceLevel[] }, opts: OrderBookOptions = {}): OrderBook {
+    const book = new OrderBook(opts);
+    loadSide(book.b, snapshot.bids, book.options.depthLimit);
+    loadSide(book.a, snapshot.asks, book.options.depthLimit);
+    book.assertConsistent();
+    return book;
+  }
+
+  /** Read access to the bids, best (highest) first. The same live object for the book's life. */
+  get bids(): BookSideReader {
+    return this.b;
+  }
+
+  /** Read access to the asks, best (lowest) first. The same live object for the book's life. */
+  get asks(): BookSideReader {
+    return this.a;
+  }
+
+  /** Incremented by every applied update (`applyLevels`, `applyLevel`, `applyLevelBig`). */
+  get version(): number {
+    return this.ver;
+  }
+
+  /**
+   * Applies one `book` update: each level's new absolute size, `"0"` removes the level.
+   * All or nothing: an invalid value leaves the book as it was. Then the book is checked
+   * (see {@link assertConsistent}).
+   * @throws ReplicaIntegrityError when a value is not a Uint64 string (book unchanged), or the
+   *   result is crossed/locked or has lost its best price (book changed: resync it).
+   */
+  applyLevels(bids: readonly PriceLevel[], asks: readonly PriceLevel[]): this {
+    this.frames.apply(bids, asks);
+    this.ver++;
+    this.assertConsistent();
+    return this;
+  }
+
+  /**
+   * Sets one level (number path). Does NOT check the book: a frame applied level by level
+   * may pass through crossed states, so call {@link assertConsistent} after the last level.
+   * @throws RangeError when `price` or `size` is not a non-negative safe integer.
+   */
+  applyLevel(side: Side, price: number, size: number): this {
+    if (!(Number.isSafeInteger(price) && price >= 0 && Number.isSafeInteger(size) && size >= 0)) {
+      throw new RangeError(`book level (${price}, ${size}): price and size must be non-negative safe integers; use applyLevelBig`);
+    }
+    const s = side === 'bid' ? this.b : this.a;
+    if (s.big) s.setBig(BigInt(price), BigInt(size));
+    else s.set(price, size);
+    this.ver++;
+    return this;
+  }
+
+  /**
+   * Sets one level exactly (any Uint64). Like {@link applyLevel}, does not check the book.
+   * @throws RangeError when `price` or `size` is not a Uint64.
+   */
+  applyLevelBig(side: Side, price: bigint, size: bigint): this {
+    if (!isUint64Bigint(price) || !isUint64Bigint(size)) throw new RangeError(`book level (${price}, ${size}): price and size must be Uint64`);
+    const s = side === 'bid' ? this.b : this.a;
+    if (!s.big && price <= MAX_SAFE_BIG && size <= MAX_SAFE_BIG) s.set(Number(price), Number(size));
+    else {
+      s.toBig();
+      s.setBig(price, size);
+    }
+    this.ver++;
+    return this;
+  }
+
+  /**
+   * Checks the book: a truncated side must keep a level at or better than its boundary
+   * (else its best price is unknown), and the best bid must be below the best ask.
+   * @throws ReplicaIntegrityError otherwise.
+   */
+  assertConsistent(): void {
+    const b = this.b;
+    const a = this.a;
+    if (!b.big && !a.big) {
+      // The hot case, in a few compares: keys are >= 0 on the number path, -1 means empty.
+      const bk = b.bestKeyOrEmpty();
+      const ak = a.bestKeyOrEmpty();
+      if ((b.truncated && !(bk >= b.boundaryKey)) || (a.truncated && !(ak >= a.boundaryKey))) this.failCoverage();
+      // bid >= ask, with bid = bk and ask = MAX_SAFE - ak.
+      if (bk >= 0 && ak >= 0 && bk >= Number.MAX_SAFE_INTEGER - ak) this.failCrossed();
+      return;
+    }
+    if (!b.hasCoveredTop() || !a.hasCoveredTop()) this.failCoverage();
+    if (this.isCrossed()) this.failCrossed();
+  }
+
+  private failCoverage(): never {
+    const s = this.b.hasCoveredTop() ? this.a : this.b;
+    throw new ReplicaIntegrityError(
+      `book ${s.side}s: no level is left at or better than the snapshot's boundary ${s.boundaryPrice}, so the best ${s.side} is unknown`,
+    );
+  }
+
+  private failCrossed(): never {
+    throw new ReplicaIntegrityError(`book is crossed or locked: best bid ${this.b.bestBig()} >= best ask ${this.a.bestBig()}`);
+  }
+
+  /** True when both sides are non-empty and best bid >= best ask (crossed or locked). */
+  isCrossed(): boolean {
+    const b = this.b;
+    const a = this.a;
+    if (b.n === 0 || a.n === 0) return false;
+    if (!b.big && !a.big) return b.bestPrice() >= a.bestPrice();
+    return b.bestBig() >= a.bestBig();
+  }
+
+  /** Best bid price, or undefined when there are no bids. @throws BookPrecisionError above 2^53 - 1. */
+  bestBid(): number | undefined {
+    const s = this.b;
+    if (!s.big) {
+      const k = s.bestKeyOrEmpty();
+      return k < 0 ? undefined : k;
+    }
+    return s.n === 0 ? undefined : toExactNumber('price', s.bestBig());
+  }
+
+  /** Best ask price, or undefined when there are no asks. @throws BookPrecisionError above 2^53 - 1. */
+  bestAsk(): number | undefined {
+    const s = this.a;
+    if (!s.big) {
+      const k = s.bestKeyOrEmpty();
+      return k < 0 ? undefined : Number.MAX_SAFE_INTEGER - k;
+    }
+    return s.n === 0 ? undefined : toExactNumber('price', s.bestBig());
+  }
+
+  /** Size at the best bid, or undefined. @throws BookPrecisionError above 2^53 - 1. */
+  bestBidSize(): number | undefined {
+    const s = this.b;
+    const n = s.n;
+    if (n === 0) return undefined;
+    return s.big ? toExactNumber('size', s.bestSizeBig()) : s.bestSize();
+  }
+
+  /** Size at the best ask, or undefined. @throws BookPrecisionError above 2^53 - 1. */
+  bestAskSize(): number | undefined {
+    const s = this.a;
+    const n = s.n;
+    if (n === 0) return undefined;
+    return s.big ? toExactNumber('size', s.bestSizeBig()) : s.bestSize();
+  }
+
+  /** Exact best bid, or undefined. */
+  bestBidBig(): bigint | undefined {
+    return this.b.n === 0 ? undefined : this.b.bestBig();
+  }
+
+  /** Exact best ask, or undefined. */
+  bestAskBig(): bigint | undefined {
+    return this.a.n === 0 ? undefined : this.a.bestBig();
+  }
+
+  /** Best ask minus best bid in ticks, or undefined when a side is empty. @throws BookPrecisionError */
+  spread(): number | undefined {
+    const b = this.b;
+    const a = this.a;
+    if (b.n === 0 || a.n === 0) return undefined;
+    if (!b.big && !a.big) return a.bestPrice() - b.bestPrice();
+    return toExactNumber('spread', a.bestBig() - b.bestBig());
+  }
+
+  /** Exact spread, or undefined when a side is empty. */
+  spreadBig(): bigint | undefined {
+    if (this.b.n === 0 || this.a.n === 0) return undefined;
+    return this.a.bestBig() - this.b.bestBig();
+  }
+
+  /**
+   * Mid price in ticks (may end in .5), or undefined when a side is empty.
+   * @throws BookPrecisionError when bid + ask is above 2^53 - 1 (the half would round).
+   */
+  mid(): number | undefined {
+    const b = this.b;
+    const a = this.a;
+    if (b.n === 0 || a.n === 0) return undefined;
+    if (!b.big && !a.big) {
+      const sum = b.bestPrice() + a.bestPrice();
+      if (sum <= Number.MAX_SAFE_INTEGER) return sum / 2;
+    }
+    return toExactNumber('bid + ask', b.bestBig() + a.bestBig()) / 2;
+  }
+
+  /** Number of levels presented on a side. */
+  depth(side: Side): number {
+    return side === 'bid' ? this.b.n : this.a.n;
+  }
+
+  /**
+   * Calls `cb(price, size, i)` for the best `n` levels of a side, best first (`i` = 0 is the
+   * best); returns how many levels it visited. Allocates nothing: hoist `cb` out of hot loops.
+   * @throws BookPrecisionError on a value above 2^53 - 1 (use {@link forEachLevelBig}).
+   */
+  forEachLevel(side: Side, n: number, cb: LevelCallback): number {
+    return (side === 'bid' ? this.b : this.a).forEach(n, cb);
+  }
+
+  /** {@link forEachLevel} with exact bigint values. */
+  forEachLevelBig(side: Side, n: number, cb: BigLevelCallback): number {
+    return (side === 'bid' ? this.b : this.a).forEachBig(n, cb);
+  }
+
+  /** A copy of the best `n` levels of each side in wire form (allocates). */
+  top(n: number): BookLevels {
+    return this.toSnapshot(n);
+  }
+
+  /**
+   * The presented book in wire form, best first, at most `depth` levels a side (all when
+   * omitted): the shape of `/v1/orderBook` data, for comparisons with another source.
+   */
+  toSnapshot(depth = Infinity): BookLevels {
+    return { bids: this.b.toLevels(depth), asks: this.a.toLevels(depth) };
+  }
+}
+
+const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
+
+function withoutUndefined<T extends object>(o: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}

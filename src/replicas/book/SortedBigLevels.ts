@@ -1,0 +1,60 @@
+/**
+ * The exact (bigint) store of a side: keys and sizes as sorted BigUint64Arrays, best level
+ * at the end. A side uses it from the moment one of its values exceeds 2^53 - 1.
+ */
+import { lowerBoundFromTopBig } from './topSearch';
+
+export class SortedBigLevels {
+  keys: BigUint64Array;
+  sizes: BigUint64Array;
+  n = 0;
+
+  constructor(capacity = 16) {
+    const cap = Math.max(16, capacity);
+    this.keys = new BigUint64Array(cap);
+    this.sizes = new BigUint64Array(cap);
+  }
+
+  /** Sets a level's absolute size (0n removes it). */
+  set(k: bigint, size: bigint): void {
+    const n = this.n;
+    const i = lowerBoundFromTopBig(this.keys, n, k);
+    const found = i < n && this.keys[i] === k;
+    if (size === 0n) {
+      if (!found) return;
+      this.keys.copyWithin(i, i + 1, n);
+      this.sizes.copyWithin(i, i + 1, n);
+      this.n = n - 1;
+      return;
+    }
+    if (found) {
+      this.sizes[i] = size;
+      return;
+    }
+    if (n === this.keys.length) this.grow(n + 1);
+    this.keys.copyWithin(i + 1, i, n);
+    this.sizes.copyWithin(i + 1, i, n);
+    this.keys[i] = k;
+    this.sizes[i] = size;
+    this.n = n + 1;
+  }
+
+  /** Appends a level better than every level held (the caller guarantees the order). */
+  pushTop(k: bigint, size: bigint): void {
+    if (this.n === this.keys.length) this.grow(this.n + 1);
+    this.keys[this.n] = k;
+    this.sizes[this.n] = size;
+    this.n++;
+  }
+
+  private grow(min: number): void {
+    const cap = this.keys.length;
+    const next = Math.max(min, cap + (cap >> 1) + 16);
+    const k = new BigUint64Array(next);
+    const s = new BigUint64Array(next);
+    k.set(this.keys.subarray(0, this.n));
+    s.set(this.sizes.subarray(0, this.n));
+    this.keys = k;
+    this.sizes = s;
+  }
+}

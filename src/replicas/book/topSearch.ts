@@ -1,0 +1,59 @@
+/**
+ * Lower-bound searches in an ascending array whose interesting end is the TOP (the last
+ * element): book updates cluster near the best price, which the book keeps at the end.
+ *
+ * The number path is BRANCHLESS: a mispredicted compare costs more than a whole step of a
+ * search, and the compares of a search are coin flips. One well-predicted test picks the
+ * top window (the last {@link TOP_WINDOW} keys, where most updates land) or the rest, then a
+ * fixed number of halving steps runs with no data-dependent branch: about 5 steps at the top,
+ * 9 for a 500-level side.
+ */
+
+/** Keys at the top searched on their own. */
+export const TOP_WINDOW = 32;
+
+/**
+ * Index of the first element of `keys[0..n)` that is >= `k` (n when none is).
+ * `keys[0..n)` must be ascending.
+ */
+export function lowerBoundFromTop(keys: Float64Array, n: number, k: number): number {
+  if (n <= TOP_WINDOW) return lowerBoundIn(keys, 0, n, k);
+  // keys[n - W] < k: the answer lies in the top window (n - W, n].
+  if (keys[n - TOP_WINDOW]! < k) return lowerBoundIn(keys, n - TOP_WINDOW + 1, TOP_WINDOW - 1, k);
+  return lowerBoundIn(keys, 0, n - TOP_WINDOW + 1, k);
+}
+
+/** First index in [base, base + len) whose key is >= k, or base + len; branchless. */
+function lowerBoundIn(keys: Float64Array, base: number, len: number, k: number): number {
+  if (len === 0) return base;
+  while (len > 1) {
+    const half = len >> 1;
+    // `(cond) | 0` compiles to a flag move, not a branch; the mask adds `half` or nothing.
+    base += -(((keys[base + half - 1]! < k) as unknown as number) | 0) & half;
+    len -= half;
+  }
+  return base + (((keys[base]! < k) as unknown as number) | 0);
+}
+
+/**
+ * {@link lowerBoundFromTop} for the exact (bigint) representation: gallops down from the top
+ * (1, 2, 4, ... keys) then bisects, so a key d levels from the top costs O(log d) compares.
+ */
+export function lowerBoundFromTopBig(keys: BigUint64Array, n: number, k: bigint): number {
+  let hi = n - 1;
+  if (hi < 0 || keys[hi]! < k) return n;
+  let step = 1;
+  let lo = hi - 1;
+  while (lo >= 0 && keys[lo]! >= k) {
+    hi = lo;
+    step += step;
+    lo = hi - step;
+  }
+  if (lo < -1) lo = -1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (keys[mid]! >= k) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
