@@ -40,7 +40,10 @@ export interface ClientEvents {
 type Stoppable = { readonly resyncCounts: Readonly<Record<ResyncTrigger, number>>; readonly key: string };
 
 /**
- * Live, exact replicas of an exchange, as RxJS observables.
+ * Live, exact replicas of an exchange, as RxJS observables. Faults heal by themselves
+ * (resync, reconnect, a subscribe that timed out is retried); a replica that cannot work at
+ * all (scope refused, FEED_UNAVAILABLE, a snapshot answered 4xx) emits status `failed` when
+ * it had a state, then its observable errors with the cause (an `ExchangeReplicaError`).
  *
  * @example
  * const client = new ExchangeClient({ restUrl: 'http://127.0.0.1:8080' });
@@ -247,7 +250,8 @@ export class ExchangeClient {
       this.assertOpen();
       const replica = createEventReplica(channel, scope, this.deps, this.replicaOptions()).start();
       this.replicas.add(replica);
-      const timing = replica.states$.subscribe((e) => e.cause === 'update' && this.metrics.record(key, e.timestampNs, e.receivedAtNs));
+      // Failures reach the subscribers through `events$`; this timing tap only ignores them.
+      const timing = replica.states$.subscribe({ next: (e) => e.cause === 'update' && this.metrics.record(key, e.timestampNs, e.receivedAtNs), error: () => undefined });
       return {
         output: replica.events$ as Observable<never>,
         close: () => {

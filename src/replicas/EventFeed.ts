@@ -29,8 +29,9 @@ class BoundedQueue<T> {
   private items: EventItem<T>[] = [];
   private head = 0;
   private overflow?: GapMarker;
-  private waiter?: (result: IteratorResult<EventItem<T>>) => void;
+  private waiter?: { resolve: (result: IteratorResult<EventItem<T>>) => void; reject: (error: unknown) => void };
   private ended = false;
+  private failure?: { error: unknown };
 
   constructor(
     private readonly capacity: number,
@@ -42,7 +43,7 @@ class BoundedQueue<T> {
     if (this.waiter) {
       const w = this.waiter;
       this.waiter = undefined;
-      w({ value: item, done: false });
+      w.resolve({ value: item, done: false });
       return;
     }
     if (this.size() >= this.capacity) {
@@ -62,9 +63,14 @@ class BoundedQueue<T> {
   next(): Promise<IteratorResult<EventItem<T>>> {
     const item = this.take();
     if (item) return Promise.resolve({ value: item, done: false });
+    if (this.failure) {
+      const { error } = this.failure;
+      this.failure = undefined;
+      return Promise.reject(error);
+    }
     if (this.ended) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => {
-      this.waiter = resolve;
+    return new Promise((resolve, reject) => {
+      this.waiter = { resolve, reject };
     });
   }
 
@@ -74,8 +80,21 @@ class BoundedQueue<T> {
     if (this.waiter) {
       const w = this.waiter;
       this.waiter = undefined;
-      w({ value: undefined, done: true });
+      w.resolve({ value: undefined, done: true });
     }
+  }
+
+  /** Ends the queue with `error`: what it holds is consumed first, then `next()` rejects once, then it is done. */
+  fail(error: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = undefined;
+      w.reject(error);
+      return;
+    }
+    this.failure = { error };
   }
 
   /** The consumer stopped: drop everything. */
@@ -154,6 +173,15 @@ export class EventFeed<T> {
       [Symbol.asyncIterator]: () => iterator,
     };
     return iterator;
+  }
+
+  /** The stream failed for good: `events$` errors with `error`; every iterator rejects with it after what it holds. */
+  fail(error: unknown): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const q of this.queues) q.fail(error);
+    this.queues.clear();
+    this.subject.error(error);
   }
 
   /** Ends `events$` and every iterator (after what they hold). */

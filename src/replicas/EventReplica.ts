@@ -42,9 +42,13 @@ export class EventReplica<T> {
     this.events$ = this.feed.events$;
     this.status$ = sync.status$;
     // Subscribed before anyone else, so the outbox is delivered before the state is shown.
-    this.drain = sync.states$.subscribe((emission) => {
-      const items = emission.state.outbox.splice(0);
-      for (const item of items) this.feed.push(item);
+    this.drain = sync.states$.subscribe({
+      next: (emission) => {
+        const items = emission.state.outbox.splice(0);
+        for (const item of items) this.feed.push(item);
+      },
+      // The sync failed for good (e.g. FEED_UNAVAILABLE): the consumers of the items learn it too.
+      error: (error: unknown) => this.feed.fail(error),
     });
     this.states$ = sync.states$.pipe(map((e) => ({ ...e, state: { recent: e.state.recent, lastSequence: e.state.lastSequence } })));
   }

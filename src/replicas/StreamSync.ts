@@ -10,7 +10,7 @@
  * and the liveness window (no update for `livenessMs` while subscribed).
  */
 import { ReplaySubject, type Observable, type Subscription } from 'rxjs';
-import { AbortedError } from '../errors';
+import { AbortedError, ExchangeReplicaError, RequestTimeoutError } from '../errors';
 import { streamKey, type ChannelName, type Scope } from '../protocol';
 import type { RouterEvent } from '../router/RouterEvent';
 import { buildFromSnapshot, foldUpdates, type BuiltState } from './buildState';
@@ -116,12 +116,39 @@ export class StreamSync<S> {
   /** Subscribes to the router stream. Idempotent. */
   start(): this {
     if (this.subscription || this.closed) return this;
+    this.subscribeStream();
+    return this;
+  }
+
+  private subscribeStream(): void {
     this.subscription = this.events.subscribe({
       next: (event) => this.guard(() => this.onEvent(event)),
-      error: (error) => this.guard(() => this.fail(`subscription failed: ${errorMessage(error)}`, error)),
+      error: (error) => this.guard(() => this.onStreamError(error)),
       complete: () => this.guard(() => this.onComplete()),
     });
-    return this;
+  }
+
+  /**
+   * The router stream ended with an error. A subscribe that got no answer in time (a stalled
+   * or overloaded connection) is transient: the replica goes stale and subscribes again after
+   * `retryAfterMs`. Anything else (refused scope, feed unavailable, client closed) is final.
+   */
+  private onStreamError(error: unknown): void {
+    if (!(error instanceof RequestTimeoutError)) {
+      this.fail(`subscription failed: ${errorMessage(error)}`, error);
+      return;
+    }
+    this.report(error);
+    this.stopWork();
+    this.buffer.clear();
+    this.phase = 'idle';
+    this.subscription = undefined;
+    if (this.hasState) this.toStatus('stale', `subscribe timed out, retrying in ${this.options.retryAfterMs} ms: ${errorMessage(error)}`);
+    this.snapshots.retryAfter(this.options.retryAfterMs, () =>
+      this.guard(() => {
+        if (!this.closed && this.subscription === undefined && this.machine.status !== 'failed') this.subscribeStream();
+      }),
+    );
   }
 
   /** Rebuilds the replica from a fresh snapshot (counted as `manual`). No effect unless live. */
@@ -277,6 +304,11 @@ export class StreamSync<S> {
     );
   }
 
+  /**
+   * Terminal: emits the `failed` status (when a state was shown), then errors `states$` with
+   * the cause, so that a subscriber learns of it even before any snapshot (e.g. a feed that
+   * answered FEED_UNAVAILABLE) and no observable waits forever.
+   */
   private fail(reason: string, error: unknown): void {
     if (this.machine.status === 'failed') return;
     this.report(error);
@@ -285,6 +317,7 @@ export class StreamSync<S> {
     this.phase = 'idle';
     this.subscription?.unsubscribe();
     this.toStatus('failed', reason);
+    this.subject.error(error instanceof ExchangeReplicaError ? error : new ExchangeReplicaError('ERR_INTERNAL', `${this.key}: ${reason}`, this.errorContext(), { cause: error }));
   }
 
   /** Cancels the snapshot request and every timer. */

@@ -262,6 +262,7 @@ describe('StreamSync: failures and consumers', () => {
     await waitFor(h.sync.status$, (c) => c.to === 'failed');
     expect(h.sync.status).toBe('failed');
     expect(h.stream.observed).toBe(false);
+    expect(h.failure).toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('fails when the router refuses the subscription', () => {
@@ -269,6 +270,7 @@ describe('StreamSync: failures and consumers', () => {
     h.stream.subject.error(new Error('INVALID_SUBSCRIPTION'));
     expect(h.sync.status).toBe('failed');
     expect(h.statuses[0]!.reason).toMatch(/INVALID_SUBSCRIPTION/);
+    expect(h.failure).toMatchObject({ code: 'ERR_INTERNAL', cause: new Error('INVALID_SUBSCRIPTION') });
   });
 
   it('after transient failures outlast the retries, asks again after retryAfterMs', async () => {

@@ -35,6 +35,8 @@ export class SyncHarness {
   readonly emissions: ReplicaState<Tape>[] = [];
   readonly statuses: StatusChange[] = [];
   readonly errors: unknown[] = [];
+  /** The error `states$` ended with, once failed. */
+  failure: unknown;
 
   constructor(options: StreamSyncOptions = {}, schedulerOptions: ResyncSchedulerOptions = { retry: fastRetry }, reducer: Reducer<Tape> = tapeReducer) {
     this.scheduler = new ResyncScheduler(schedulerOptions);
@@ -42,7 +44,8 @@ export class SyncHarness {
       { channel: 'bbo', scope: bboScope, reducer, events: this.stream.events, fetch: this.fetcher.fetch, scheduler: this.scheduler },
       { onError: (e) => this.errors.push(e), ...options },
     );
-    this.sync.states$.subscribe((e) => this.emissions.push(e));
+    // A failed replica errors states$ with the cause (recorded with the survived errors).
+    this.sync.states$.subscribe({ next: (e) => this.emissions.push(e), error: (e: unknown) => (this.failure = e) });
     this.sync.status$.subscribe((c) => this.statuses.push(c));
     this.sync.start();
   }

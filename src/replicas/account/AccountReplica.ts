@@ -67,6 +67,7 @@ export class AccountReplica {
   private pendingFillChanges: AccountChange[] = [];
   private lastTiming = { timestampNs: 0n, receivedAtNs: 0n };
   private latestEmission?: AccountReplicaState;
+  private failed = false;
 
   constructor(scope: AccountScope, deps: ReplicaDeps, options: AccountReplicaOptions = {}) {
     this.scope = { address: scope.address, subaccount_id: scope.subaccount_id };
@@ -121,20 +122,27 @@ export class AccountReplica {
     const { account, balances, positions, orders, fills } = this.parts;
     for (const p of ACCOUNT_PARTS) this.subscriptions.push(this.parts[p].status$.subscribe((c) => this.onPartStatus(p, c)));
     // Fill items reach us before the fills state that carries them (EventReplica drains first).
+    // A part that fails for good (its observable errors) fails the whole replica with the same error.
+    const error = (e: unknown) => this.fail(e);
     this.subscriptions.push(
-      fills.events$.subscribe((item) => {
-        this.pendingFillChanges.push(item.kind === 'record' ? { kind: 'fill', fill: item.record } : { kind: 'fillGap', fromSequence: item.fromSequence, toSequence: item.toSequence, reason: item.reason });
+      fills.events$.subscribe({
+        next: (item) => {
+          this.pendingFillChanges.push(item.kind === 'record' ? { kind: 'fill', fill: item.record } : { kind: 'fillGap', fromSequence: item.fromSequence, toSequence: item.toSequence, reason: item.reason });
+        },
+        error,
       }),
-      account.states$.subscribe((e) => this.onPart('account', e, () => this.swap('subaccount', e.state, diffSubaccount))),
-      balances.states$.subscribe((e) => this.onPart('balances', e, () => this.swap('balances', e.state, (b, a) => diffMaps(b, a, (token_id, before, after): AccountChange => ({ kind: 'balance', token_id, before, after }))))),
-      positions.states$.subscribe((e) => this.onPart('positions', e, () => this.swap('positions', e.state, (b, a) => diffMaps(b, a, (market_id, before, after): AccountChange => ({ kind: 'position', market_id, before, after }))))),
-      orders.states$.subscribe((e) => this.onPart('orders', e, () => this.swap('openOrders', e.state, (b, a) => diffMaps(b, a, (order_id, before, after): AccountChange => ({ kind: 'order', order_id, before, after }))))),
-      fills.states$.subscribe((e) =>
-        this.onPart('fills', e, () => {
-          this.views.recentFills = e.state.recent;
-          return this.pendingFillChanges.splice(0);
-        }),
-      ),
+      account.states$.subscribe({ next: (e) => this.onPart('account', e, () => this.swap('subaccount', e.state, diffSubaccount)), error }),
+      balances.states$.subscribe({ next: (e) => this.onPart('balances', e, () => this.swap('balances', e.state, (b, a) => diffMaps(b, a, (token_id, before, after): AccountChange => ({ kind: 'balance', token_id, before, after })))), error }),
+      positions.states$.subscribe({ next: (e) => this.onPart('positions', e, () => this.swap('positions', e.state, (b, a) => diffMaps(b, a, (market_id, before, after): AccountChange => ({ kind: 'position', market_id, before, after })))), error }),
+      orders.states$.subscribe({ next: (e) => this.onPart('orders', e, () => this.swap('openOrders', e.state, (b, a) => diffMaps(b, a, (order_id, before, after): AccountChange => ({ kind: 'order', order_id, before, after })))), error }),
+      fills.states$.subscribe({
+        next: (e) =>
+          this.onPart('fills', e, () => {
+            this.views.recentFills = e.state.recent;
+            return this.pendingFillChanges.splice(0);
+          }),
+        error,
+      }),
     );
   }
 
@@ -167,6 +175,13 @@ export class AccountReplica {
     this.combined = next;
     this.statusSubject.next({ from, to: next, reason: `${part}: ${change.reason}` });
     if (this.state) this.emit([], part, 'status', false);
+  }
+
+  /** Terminal: `states$` errors with the first part's failure (its status is already `failed`). */
+  private fail(error: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.subject.error(error);
   }
 
   private emit(changes: AccountChange[], source: AccountPart, cause: EmissionCause, reconciled: boolean): void {

@@ -41,6 +41,11 @@ export class FaultInjector implements FaultTarget {
     return this.feed.connections().map((c) => c.id);
   }
 
+  /** Feed sockets dropped so far because their outgoing queue overflowed (a consequence of load or stalls, not an injected fault). */
+  overflowDrops(): number {
+    return this.feed.overflowDrops;
+  }
+
   /** Stream keys with at least one subscriber, sorted. */
   subscribedStreams(): string[] {
     return this.feed.subscribedStreams();

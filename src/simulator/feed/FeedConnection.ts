@@ -21,6 +21,8 @@ export interface ConnectionHost {
   unsubscribe(sub: FeedSubscription): void;
   /** The connection's socket closed (by either side). */
   closed(connectionId: number): void;
+  /** The connection's queue overflowed and its socket was dropped. */
+  overflowed?(connectionId: number): void;
 }
 
 /** A subscription as listed for tests and tools. */
@@ -72,6 +74,7 @@ export class FeedConnection {
         terminate: () => this.ws.terminate(),
       },
       env,
+      () => host.overflowed?.(id),
     );
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('close', () => this.dispose());

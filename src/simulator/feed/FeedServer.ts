@@ -80,6 +80,7 @@ export class FeedServer {
   private readonly offHub: () => void;
   private delayMs = 0;
   private unavailable: boolean;
+  private overflows = 0;
   private nextConnectionId = 1;
   private nextSubscriptionId = 1;
   private closed = false;
@@ -106,9 +107,15 @@ export class FeedServer {
       subscribe: (connectionId, channel, scope) => this.subscribe(connectionId, channel, scope),
       unsubscribe: (sub) => this.streams.get(sub.key)?.delete(sub),
       closed: (connectionId) => this.conns.delete(connectionId),
+      overflowed: () => void this.overflows++,
     };
     this.offHub = hub.onEvent(this.fanOut);
     http.on('upgrade', this.onUpgrade);
+  }
+
+  /** Sockets dropped so far because their outgoing queue overflowed `maxQueueBytes`. */
+  get overflowDrops(): number {
+    return this.overflows;
   }
 
   /** Open connections, oldest first, with their subscriptions. */
