@@ -32,6 +32,7 @@ export {
   type ResyncSchedulerOptions,
   type EventItem,
   type EventRecord,
+  type EventLog,
   type GapMarker,
   type AccountState,
   type AccountChange,

@@ -3,7 +3,7 @@
  * metrics) and nothing more. One instance per trading process and exchange.
  */
 import { EventEmitter } from 'eventemitter3';
-import { Observable, Subject, tap, type Observable as Obs } from 'rxjs';
+import { Observable, Subject, type Observable as Obs } from 'rxjs';
 import { Connection } from '../connection';
 import { ExchangeReplicaError } from '../errors';
 import { streamKey, type ChannelName, type DriftReport, type Scope } from '../protocol';
@@ -15,6 +15,10 @@ import {
   createStateReplica,
   type AccountReplicaState,
   type EventItem,
+  type EventLog,
+  type EventChannel,
+  type EventChannelRecords,
+  EventReplica,
   type ReplicaDeps,
   type ReplicaState,
   type ResyncTrigger,
@@ -24,7 +28,7 @@ import {
 import { SubscriptionRouter, type UpdateEvent } from '../router';
 import { resolveClientOptions, type ExchangeClientOptions, type ResolvedClientOptions } from './clientOptions';
 import { scopeOf, type AccountParams, type CandleParams, type MarketParams, type PerpCandleParams, type PerpMarketParams } from './replicaParams';
-import { SharedReplicas } from './SharedReplicas';
+import { ReplicaPool } from './ReplicaPool';
 import { StreamMetrics, type StreamMetricsSnapshot } from './StreamMetrics';
 import { captureSubscriberErrors } from './subscriberErrors';
 import type { Balance, Bbo, Fill, FundingRate, LastCandle, MarkCandle, MarketStats, Order, Position, Subaccount, Trade } from '../protocol';
@@ -37,7 +41,7 @@ export interface ClientEvents {
   error: (error: ExchangeReplicaError) => void;
 }
 
-type Stoppable = { readonly resyncCounts: Readonly<Record<ResyncTrigger, number>>; readonly key: string };
+type Stoppable = { readonly resyncCounts: Readonly<Record<ResyncTrigger, number>> };
 
 /**
  * Live, exact replicas of an exchange, as RxJS observables. Faults heal by themselves
@@ -65,7 +69,7 @@ export class ExchangeClient {
   private readonly options: ResolvedClientOptions;
   private readonly router: SubscriptionRouter;
   private readonly scheduler: ResyncScheduler;
-  private readonly shared = new SharedReplicas();
+  private readonly pool = new ReplicaPool();
   private readonly metrics = new StreamMetrics();
   private readonly errorSubject = new Subject<ExchangeReplicaError>();
   private readonly deps: ReplicaDeps;
@@ -144,6 +148,21 @@ export class ExchangeClient {
     return this.eventReplica('fills', params);
   }
 
+  /** The newest trades of a market with the stream's status (`live`, `resyncing`, ...), conflated. @throws InvalidParameterError */
+  recentTrades(params: MarketParams): Observable<ReplicaState<EventLog<Trade>>> {
+    return this.eventLog('trades', params);
+  }
+
+  /** The newest funding rates of a perp market with the stream's status, conflated. @throws InvalidParameterError */
+  recentFundingRates(params: PerpMarketParams): Observable<ReplicaState<EventLog<FundingRate>>> {
+    return this.eventLog('fundingRates', params);
+  }
+
+  /** The newest fills of a subaccount with the stream's status, conflated. @throws InvalidParameterError */
+  recentFills(params: AccountParams): Observable<ReplicaState<EventLog<Fill>>> {
+    return this.eventLog('fills', params);
+  }
+
   /** The subaccount record. @throws InvalidParameterError */
   subaccount(params: AccountParams): Observable<ReplicaState<Subaccount>> {
     return this.stateReplica('account', params);
@@ -172,19 +191,16 @@ export class ExchangeClient {
   account(params: AccountParams): Observable<AccountReplicaState> {
     const scope = scopeOf('account', params) as { address: string; subaccount_id: number };
     const key = `accountReplica|${streamKey('account', scope)}`;
-    return this.shared.get(key, true, () => {
-      this.assertOpen();
-      const replica = new AccountReplica(scope, this.deps, this.replicaOptions()).start();
-      const tracked = { key, get resyncCounts() { return replica.resyncCounts; } };
-      this.replicas.add(tracked);
-      return {
-        output: replica.states$,
-        close: () => {
-          this.replicas.delete(tracked);
-          replica.close();
-        },
-      };
-    });
+    return this.pool.observe(
+      key,
+      () => {
+        this.assertOpen();
+        const replica = new AccountReplica(scope, this.deps, this.replicaOptions()).start();
+        this.replicas.add(replica);
+        return { replica, close: () => (this.replicas.delete(replica), replica.close()) };
+      },
+      (r) => r.replica.states$,
+    );
   }
 
   /**
@@ -210,14 +226,14 @@ export class ExchangeClient {
 
   /** Number of replicas running and of server subscriptions held (0 and 0 after every subscriber left). */
   activity(): { replicas: number; serverSubscriptions: number; pendingRequests: number } {
-    return { replicas: this.shared.size, serverSubscriptions: this.router.activeServerSubscriptions(), pendingRequests: this.router.pendingRequests() };
+    return { replicas: this.pool.size, serverSubscriptions: this.router.activeServerSubscriptions(), pendingRequests: this.router.pendingRequests() };
   }
 
   /** Closes every replica (their observables complete), the router and the socket; releases every timer. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.shared.closeAll();
+    this.pool.closeAll();
     this.router.close();
     this.connection.close();
     this.scheduler.close();
@@ -229,38 +245,53 @@ export class ExchangeClient {
   private stateReplica<C extends keyof StateChannelStates>(channel: C, params: unknown): Observable<ReplicaState<StateChannelStates[C]>> {
     const scope = scopeOf(channel, params);
     const key = streamKey(channel, scope);
-    return this.shared.get(key, true, () => {
-      this.assertOpen();
-      const sync = createStateReplica(channel, scope, this.deps, this.replicaOptions()).start();
-      this.replicas.add(sync);
-      return {
-        output: sync.states$.pipe(tap((e) => e.cause === 'update' && this.metrics.record(key, e.timestampNs, e.receivedAtNs))),
-        close: () => {
-          this.replicas.delete(sync);
-          sync.close();
-        },
-      };
-    });
+    return this.pool.observe(
+      key,
+      () => {
+        this.assertOpen();
+        const sync = createStateReplica(channel, scope, this.deps, this.replicaOptions()).start();
+        return this.track(key, sync, sync.states$);
+      },
+      (r) => r.replica.states$,
+    );
   }
 
-  private eventReplica<C extends 'trades' | 'fills' | 'fundingRates'>(channel: C, params: unknown): Observable<EventItem<C extends 'trades' ? Trade : C extends 'fills' ? Fill : FundingRate>> {
+  private eventReplica<C extends EventChannel>(channel: C, params: unknown): Observable<EventItem<EventChannelRecords[C]>> {
+    return this.pooledEventReplica(channel, params, (r) => r.events$);
+  }
+
+  private eventLog<C extends EventChannel>(channel: C, params: unknown): Observable<ReplicaState<EventLog<EventChannelRecords[C]>>> {
+    return this.pooledEventReplica(channel, params, (r) => r.states$);
+  }
+
+  /** One event replica per stream, read either as its items or as its recent log with status. */
+  private pooledEventReplica<C extends EventChannel, T>(channel: C, params: unknown, select: (r: EventReplica<EventChannelRecords[C]>) => Observable<T>): Observable<T> {
     const scope = scopeOf(channel, params);
     const key = streamKey(channel, scope);
-    return this.shared.get(key, false, () => {
-      this.assertOpen();
-      const replica = createEventReplica(channel, scope, this.deps, this.replicaOptions()).start();
-      this.replicas.add(replica);
-      // Failures reach the subscribers through `events$`; this timing tap only ignores them.
-      const timing = replica.states$.subscribe({ next: (e) => e.cause === 'update' && this.metrics.record(key, e.timestampNs, e.receivedAtNs), error: () => undefined });
-      return {
-        output: replica.events$ as Observable<never>,
-        close: () => {
-          timing.unsubscribe();
-          this.replicas.delete(replica);
-          replica.close();
-        },
-      };
-    });
+    return this.pool.observe(
+      key,
+      () => {
+        this.assertOpen();
+        const replica = createEventReplica(channel, scope, this.deps, this.replicaOptions()).start() as EventReplica<EventChannelRecords[C]>;
+        return this.track(key, replica, replica.states$);
+      },
+      (r) => select(r.replica),
+    );
+  }
+
+  /** Registers a running replica for counts and latency metrics; returns its pool entry. */
+  private track<R extends Stoppable & { close(): void }>(key: string, replica: R, states$: Observable<{ cause: string; timestampNs: bigint; receivedAtNs: bigint }>) {
+    this.replicas.add(replica);
+    // Failures reach the subscribers through the replica's own observables; timing ignores them.
+    const timing = states$.subscribe({ next: (e) => e.cause === 'update' && this.metrics.record(key, e.timestampNs, e.receivedAtNs), error: () => undefined });
+    return {
+      replica,
+      close: () => {
+        timing.unsubscribe();
+        this.replicas.delete(replica);
+        replica.close();
+      },
+    };
   }
 
   private replicaOptions(): StreamSyncOptions {

@@ -1,0 +1,58 @@
+/**
+ * Replicas shared by key: every subscriber of the same channel and scope reads the same
+ * replica (one snapshot, one server subscription); it starts with the first subscriber and
+ * closes with the last. A replica's own observables already multicast (state observables
+ * replay only the latest emission: conflated, bounded memory), so the pool only counts
+ * references. @internal
+ */
+import { Observable } from 'rxjs';
+
+/** Something running that must be closed when its last reader leaves. */
+export interface Closeable {
+  close(): void;
+}
+
+interface Entry {
+  readonly value: Closeable;
+  refs: number;
+}
+
+export class ReplicaPool {
+  private readonly entries = new Map<string, Entry>();
+
+  /**
+   * An observable that, while subscribed, holds a reference to the replica of `key`
+   * (created by `create` on first use) and emits what `select` reads from it.
+   */
+  observe<R extends Closeable, T>(key: string, create: () => R, select: (replica: R) => Observable<T>): Observable<T> {
+    return new Observable<T>((subscriber) => {
+      let entry = this.entries.get(key);
+      if (!entry) {
+        entry = { value: create(), refs: 0 };
+        this.entries.set(key, entry);
+      }
+      entry.refs++;
+      const held = entry;
+      const sub = select(held.value as R).subscribe(subscriber);
+      return () => {
+        sub.unsubscribe();
+        if (--held.refs === 0 && this.entries.get(key) === held) {
+          this.entries.delete(key);
+          held.value.close();
+        }
+      };
+    });
+  }
+
+  /** Number of replicas running. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Closes every replica (their observables complete). */
+  closeAll(): void {
+    const entries = [...this.entries.values()];
+    this.entries.clear();
+    for (const e of entries) e.value.close();
+  }
+}
