@@ -26,6 +26,9 @@ export interface MarketView {
   tradeGaps: number;
   funding: FundingRate | undefined;
   fundingCount: number;
+  /** Statuses of the event streams (from their recent logs). */
+  tradeStatus: ReplicaStatus | undefined;
+  fundingStatus: ReplicaStatus | undefined;
 }
 
 /** The subaccount shown. */
@@ -37,8 +40,8 @@ export interface AccountTarget {
 /** A subscription and its status, for the status panel. */
 export interface SubscriptionStatus {
   readonly name: string;
-  /** A replica status; event streams (whose status the client does not expose) show `receiving` once records arrive. */
-  readonly status: ReplicaStatus | 'receiving' | 'waiting';
+  /** A replica status, or `waiting` before the first emission. */
+  readonly status: ReplicaStatus | 'waiting';
   /** Counts or resyncs, short. */
   readonly detail: string;
 }
@@ -66,7 +69,7 @@ export class ViewModel {
     this.formats = new MarketFormats([...targets.allMarkets, ...targets.markets]);
     this.accountTarget = targets.account;
     this.tokenDecimals = targets.tokenDecimals;
-    this.markets = targets.markets.map((market) => ({ market, fmt: this.formats.of(market.market_type, market.market_id)!, book: undefined, stats: undefined, trades: [], tradeCount: 0, tradeGaps: 0, funding: undefined, fundingCount: 0 }));
+    this.markets = targets.markets.map((market) => ({ market, fmt: this.formats.of(market.market_type, market.market_id)!, book: undefined, stats: undefined, trades: [], tradeCount: 0, tradeGaps: 0, funding: undefined, fundingCount: 0, tradeStatus: undefined, fundingStatus: undefined }));
   }
 
   /** Subscribes to everything shown. */
@@ -100,6 +103,8 @@ export class ViewModel {
           mv.trades.unshift(item.record);
           if (mv.trades.length > TRADES_KEPT) mv.trades.pop();
         }),
+        // Same replica as the items above: only its status is read here.
+        c.recentTrades(params).subscribe((e) => (mv.tradeStatus = e.status)),
       );
       if (mv.market.market_type === 'perp') {
         this.subs.push(
@@ -109,6 +114,7 @@ export class ViewModel {
               mv.fundingCount++;
             }
           }),
+          c.recentFundingRates({ market_id: mv.market.market_id }).subscribe((e) => (mv.fundingStatus = e.status)),
         );
       }
     }
@@ -130,8 +136,8 @@ export class ViewModel {
       const s = mv.fmt.symbol;
       out.push(stateStatus(`book ${s}`, mv.book));
       out.push(stateStatus(`stats ${s}`, mv.stats));
-      out.push({ name: `trades ${s}`, status: mv.tradeCount > 0 ? 'receiving' : 'waiting', detail: `${mv.tradeCount}${mv.tradeGaps ? `, ${mv.tradeGaps} gaps` : ''}` });
-      if (mv.market.market_type === 'perp') out.push({ name: `funding ${s}`, status: mv.fundingCount > 0 ? 'receiving' : 'waiting', detail: `${mv.fundingCount}` });
+      out.push({ name: `trades ${s}`, status: mv.tradeStatus ?? 'waiting', detail: `${mv.tradeCount}${mv.tradeGaps ? `, ${mv.tradeGaps} gaps` : ''}` });
+      if (mv.market.market_type === 'perp') out.push({ name: `funding ${s}`, status: mv.fundingStatus ?? 'waiting', detail: `${mv.fundingCount}` });
     }
     if (this.accountTarget) {
       const a = this.account;
