@@ -5,7 +5,7 @@
  */
 import { streamKey, type Market } from '../../protocol';
 import type { FaultInjector } from '../../simulator/faults/FaultInjector';
-import { Prng } from '../../simulator/faults/Prng';
+import { Prng } from '../../simulator/engine/Prng';
 
 /** What was injected, for the screen. */
 export interface InjectedFault {
@@ -29,7 +29,7 @@ export class FaultPicker {
     private readonly markets: readonly Market[],
     seed: number,
   ) {
-    this.prng = new Prng(seed);
+    this.prng = Prng.xorSeeded(seed);
     const f = injector;
     this.faults = {
       resyncStream: ({ key, symbol }) => (f.resyncStream(key, 3), `${symbol} book: 3 updates skipped, resync_required sent`),

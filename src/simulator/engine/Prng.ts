@@ -11,6 +11,13 @@ export class Prng {
     this.state = splitmix32(seed >>> 0);
   }
 
+  /** A generator whose 32-bit state is `seed` mixed by a plain xor (the fault schedules' seeding, kept so their replays stay the same). */
+  static xorSeeded(seed: number): Prng {
+    const g = new Prng(0);
+    g.state = (Math.trunc(seed) ^ 0x9e3779b9) >>> 0;
+    return g;
+  }
+
   /** A uniform unsigned 32-bit integer. */
   nextU32(): number {
     this.state = (this.state + 0x6d2b79f5) | 0;

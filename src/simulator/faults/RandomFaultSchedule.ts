@@ -6,7 +6,7 @@
  */
 import { checkInteger, checkPositive, SimulatorOptionError } from '../SimulatorOptionError';
 import { emptyFaultStats, FAULT_KINDS, isFaultKind, type FaultKind, type FaultStats } from './faultKinds';
-import { Prng } from './Prng';
+import { Prng } from '../engine/Prng';
 
 /** Options of a random-fault schedule. */
 export interface RandomFaultOptions {
@@ -79,17 +79,17 @@ export class FaultPlanner {
     if (kinds.length === 0) throw new SimulatorOptionError('kinds', `expected at least one of: ${FAULT_KINDS.join(', ')}`);
     for (const k of kinds) if (!isFaultKind(k)) throw new SimulatorOptionError('kinds', `unknown fault kind ${JSON.stringify(k)}; expected one of: ${FAULT_KINDS.join(', ')}`);
     this.maxMs = checkInteger('maxDurationMs', options.maxDurationMs ?? 1000, 10);
-    this.prng = new Prng(options.seed ?? 1);
+    this.prng = Prng.xorSeeded(options.seed ?? 1);
     this.kinds = kinds;
     this.meanGapMs = 1000 / options.ratePerSecond;
   }
 
   /** The next fault: always four draws, so the sequence never depends on what was open. */
   next(): PlannedFault {
-    const afterMs = Math.max(1, Math.round(-Math.log(1 - this.prng.next()) * this.meanGapMs));
-    const kind = this.kinds[Math.floor(this.prng.next() * this.kinds.length)]!;
-    const pick = this.prng.next();
-    const u = this.prng.next();
+    const afterMs = Math.max(1, Math.round(-Math.log(1 - this.prng.float()) * this.meanGapMs));
+    const kind = this.kinds[Math.floor(this.prng.float() * this.kinds.length)]!;
+    const pick = this.prng.float();
+    const u = this.prng.float();
     return { afterMs, kind, pick, amount: amountOf(kind, u, this.maxMs) };
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { OperationName } from '../../protocol';
 import type { RestFaultDecision, RestFaultHook } from '../contracts';
-import { Prng } from './Prng';
+import { Prng } from '../engine/Prng';
 
 export class RestFaults implements RestFaultHook {
   private readonly prng: Prng;
@@ -15,7 +15,7 @@ export class RestFaults implements RestFaultHook {
   private readonly oneShotDelays: number[] = [];
 
   constructor(seed: number) {
-    this.prng = new Prng(seed);
+    this.prng = Prng.xorSeeded(seed);
   }
 
   /** Fraction of requests answered 500 `INTERNAL_ERROR` (0 = none, 1 = all). */
@@ -57,7 +57,7 @@ export class RestFaults implements RestFaultHook {
       fail500 = true;
     } else if (this.rate > 0) {
       // Drawn only while a rate is set, so the sequence depends on the seed and the request count alone.
-      fail500 = this.prng.next() < this.rate;
+      fail500 = this.prng.float() < this.rate;
     }
     const delayMs = this.latency + (this.oneShotDelays.shift() ?? 0);
     const decision: { fail500?: boolean; delayMs?: number } = {};

@@ -1,17 +1,17 @@
 import { FAULT_KINDS, type FaultKind } from '../../../src/simulator/faults/faultKinds';
-import { Prng } from '../../../src/simulator/faults/Prng';
+import { Prng } from '../../../src/simulator/engine/Prng';
 import { planRandomFaults, RandomFaultSchedule, type AppliedFault, type FaultTarget } from '../../../src/simulator/faults/RandomFaultSchedule';
 import { RestFaults } from '../../../src/simulator/faults/RestFaults';
 import { SimulatorOptionError } from '../../../src/simulator/SimulatorOptionError';
 
-describe('Prng', () => {
+describe('Prng.xorSeeded (the fault schedules\' generator)', () => {
   it('replays the same sequence for the same seed, in [0, 1)', () => {
-    const a = new Prng(42);
-    const b = new Prng(42);
-    const c = new Prng(43);
-    const xs = Array.from({ length: 1000 }, () => a.next());
-    expect(Array.from({ length: 1000 }, () => b.next())).toEqual(xs);
-    expect(Array.from({ length: 1000 }, () => c.next())).not.toEqual(xs);
+    const a = Prng.xorSeeded(42);
+    const b = Prng.xorSeeded(42);
+    const c = Prng.xorSeeded(43);
+    const xs = Array.from({ length: 1000 }, () => a.float());
+    expect(Array.from({ length: 1000 }, () => b.float())).toEqual(xs);
+    expect(Array.from({ length: 1000 }, () => c.float())).not.toEqual(xs);
     expect(xs.every((x) => x >= 0 && x < 1)).toBe(true);
     const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
     expect(mean).toBeGreaterThan(0.4);
