@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the library's benchmarks, on 127.0.0.1 only, in a few minutes.
  *
- *   npx tsx benchmarks/run.ts [--quick] [--only book|socket] [--out DIR]
+ *   npx tsx benchmarks/run.ts [--quick] [--only book|socket|resync|fanout|simulator] [--out DIR]
  *
  * 1. Book reducer: our OrderBook vs ccxt pro's OrderBook vs `orderbooks`, ns per frame net of
  *    a no-op loop, on a top-heavy stream, a whole-book stream and an exact (> 2^53) stream;
@@ -10,6 +10,11 @@
  *    bare receive to our fast validating decoder and the library's whole client path
  *    (ExchangeClient), as ratios to the JSON.parse floor.
  * 3. Latency at the same rates, send to state seen, p50/p99/p99.9.
+ * 4. Resync: `resync_required` to `live` for a 500-level book (real simulator in another
+ *    process, real ExchangeClient), split into the REST round trip and the client's work.
+ * 5. Fan-out: one connection, 200 subscriptions across markets and accounts, client CPU per
+ *    frame (simulator in another process), against the single-subscription figure of 2.
+ * 6. The simulator's own throughput: frames/s its feed delivers to one client.
  *
  * Prints a markdown report and writes it, with the JSON of every figure, to
  * `benchmarks/results/` (or DIR). Exits 1 when one of the benchmark's own correctness
@@ -22,13 +27,20 @@ import { FULL, QUICK, type RunSizes } from './config';
 import { evaluateChecks, evaluateTargets } from './lib/evaluate';
 import { machineHeader } from './lib/machine';
 import { renderMarkdown, writeReport, type BenchReport } from './lib/report';
+import { runFanoutBench, type FanoutBenchResult } from './fanout/fanoutBench';
+import { runResyncBench, type ResyncBenchResult } from './resync/resyncBench';
+import { runSimulatorThroughput, type SimulatorThroughputResult } from './simulatorThroughput';
 import { clientPath } from './socket/clientPathScenario';
 import { RAW_SCENARIOS } from './socket/scenarios';
 import { runSocketBench, type SocketBenchResult } from './socket/socketBench';
 
+/** The parts of a run, in the order they run. */
+export const PARTS = ['book', 'socket', 'resync', 'fanout', 'simulator'] as const;
+export type Part = (typeof PARTS)[number];
+
 export interface RunOptions {
   readonly quick: boolean;
-  readonly only?: 'book' | 'socket';
+  readonly only?: Part;
   readonly outDir: string;
   readonly log: (line: string) => void;
 }
@@ -36,13 +48,13 @@ export interface RunOptions {
 const DEFAULT_OUT = fileURLToPath(new URL('./results/', import.meta.url));
 
 export function parseArgs(argv: readonly string[]): RunOptions {
-  const opts: { quick: boolean; only?: 'book' | 'socket'; outDir: string } = { quick: false, outDir: DEFAULT_OUT };
+  const opts: { quick: boolean; only?: Part; outDir: string } = { quick: false, outDir: DEFAULT_OUT };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') opts.quick = true;
-    else if (a === '--only' && (argv[i + 1] === 'book' || argv[i + 1] === 'socket')) opts.only = argv[++i] as 'book' | 'socket';
+    else if (a === '--only' && (PARTS as readonly string[]).includes(argv[i + 1] ?? '')) opts.only = argv[++i] as Part;
     else if (a === '--out' && argv[i + 1]) opts.outDir = argv[++i]!;
-    else throw new Error(`unknown argument ${a}; usage: run.ts [--quick] [--only book|socket] [--out DIR]`);
+    else throw new Error(`unknown argument ${a}; usage: run.ts [--quick] [--only ${PARTS.join('|')}] [--out DIR]`);
   }
   return { ...opts, log: (line) => console.error(line) };
 }
@@ -51,9 +63,13 @@ export async function runBench(opts: RunOptions): Promise<BenchReport> {
   const sizes: RunSizes = opts.quick ? QUICK : FULL;
   const header = machineHeader();
   const t0 = Date.now();
+  const runs = (part: Part) => opts.only === undefined || opts.only === part;
   let book: BookBenchResult | undefined;
   let socket: SocketBenchResult | undefined;
-  if (opts.only !== 'socket') {
+  let resync: ResyncBenchResult | undefined;
+  let fanout: FanoutBenchResult | undefined;
+  let simulator: SimulatorThroughputResult | undefined;
+  if (runs('book')) {
     opts.log('book reducer benchmark...');
     const ccxt = ccxtAdapter(await loadCcxtOrderBook());
     book = await runBookBench({
@@ -68,21 +84,47 @@ export async function runBench(opts: RunOptions): Promise<BenchReport> {
       memoryBooks: ['ours', 'ccxt', 'orderbooks'],
     });
   }
-  if (opts.only !== 'book') {
+  if (runs('socket')) {
     opts.log('socket benchmark...');
     socket = await runSocketBench({ ...sizes.socket, scenarios: [...RAW_SCENARIOS, clientPath], log: opts.log });
   }
-  const checks = evaluateChecks(book, socket);
+  if (runs('resync')) {
+    opts.log('resync benchmark...');
+    resync = await runResyncBench({ ...sizes.resync, log: opts.log });
+  }
+  if (runs('fanout')) {
+    opts.log('fan-out benchmark...');
+    fanout = await runFanoutBench({ ...sizes.fanout, log: opts.log });
+    const single = singleSubscriptionFigure(socket, fanout.framesPerSec);
+    if (single) fanout.singleSubscription = { ...single, ratio: fanout.cpuUsPerFrame / single.cpuUsPerFrame };
+  }
+  if (runs('simulator')) {
+    opts.log('simulator throughput...');
+    simulator = await runSimulatorThroughput(sizes.simulator);
+  }
+  const parts = { book, socket, resync, fanout, simulator };
+  const checks = evaluateChecks(parts);
   return {
     mode: opts.quick ? 'quick' : 'full',
     header,
     durationSec: (Date.now() - t0) / 1000,
     ...(book ? { book } : {}),
     ...(socket ? { socket } : {}),
-    targets: evaluateTargets(book),
+    ...(resync ? { resync } : {}),
+    ...(fanout ? { fanout } : {}),
+    ...(simulator ? { simulator } : {}),
+    targets: evaluateTargets(parts),
     checks,
     checksPassed: checks.every((c) => c.ok),
   };
+}
+
+/** The library client's single-subscription row of the socket part at the rate nearest `framesPerSec`. */
+export function singleSubscriptionFigure(socket: SocketBenchResult | undefined, framesPerSec: number): { rate: number; cpuUsPerFrame: number } | undefined {
+  const rows = (socket?.cpu ?? []).filter((c) => c.scenario === clientPath.id && c.correct);
+  rows.sort((a, b) => Math.abs(a.rate - framesPerSec) - Math.abs(b.rate - framesPerSec));
+  const r = rows[0];
+  return r ? { rate: r.rate, cpuUsPerFrame: r.cpuUsPerFrame } : undefined;
 }
 
 async function main(): Promise<void> {

@@ -2,15 +2,38 @@
  * How many update frames per second the simulator's feed delivers to one client over
  * loopback. The client runs in a worker thread (counting frames, parsing none) so that it
  * does not compete with the server for the main thread; the publisher keeps at most
- * WINDOW frames in flight. Bounded in time: about DURATION_MS per payload size.
+ * WINDOW frames in flight. Bounded in time: about `durationMs` per payload size.
+ * Part of `npm run bench` (`runSimulatorThroughput`), or alone:
  *
  *   npx tsx benchmarks/simulatorThroughput.ts
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { FeedServer } from '../src/simulator/feed/FeedServer';
 import { SimStreamHub } from '../src/simulator/streamHub';
+
+export interface SimulatorThroughputConfig {
+  /** Book levels a side in each update's data, one measurement per entry. */
+  readonly levels: readonly number[];
+  /** Publishing time per entry. */
+  readonly durationMs: number;
+}
+
+export interface SimulatorThroughputRow {
+  readonly levelsPerSide: number;
+  /** Bytes of one update's `data`. */
+  readonly dataBytes: number;
+  readonly framesPerSec: number;
+  /** Frames the client counted. */
+  readonly frames: number;
+}
+
+export interface SimulatorThroughputResult {
+  readonly config: SimulatorThroughputConfig;
+  readonly rows: SimulatorThroughputRow[];
+}
 
 const DURATION_MS = 3000;
 const WINDOW = 20_000;
@@ -35,7 +58,7 @@ function bookUpdate(levels: number, i: number): unknown {
   return { bids: side(100_000 - levels), asks: side(100_001) };
 }
 
-async function run(levels: number): Promise<{ framesPerSec: number; bytes: number }> {
+async function run(levels: number, durationMs: number): Promise<SimulatorThroughputRow> {
   const http = createServer();
   const hub = new SimStreamHub();
   const feed = new FeedServer(http, hub, { checkScopeExists: () => undefined }, { maxQueueBytes: 1 << 30 });
@@ -56,7 +79,7 @@ async function run(levels: number): Promise<{ framesPerSec: number; bytes: numbe
   const bytes = JSON.stringify(payloads[0]).length;
   let published = 0;
   const start = performance.now();
-  while (performance.now() - start < DURATION_MS) {
+  while (performance.now() - start < durationMs) {
     if (published - received < WINDOW) {
       for (let i = 0; i < 1000; i++) hub.publish('book', SCOPE, payloads[published++ & 63]);
     }
@@ -73,10 +96,19 @@ async function run(levels: number): Promise<{ framesPerSec: number; bytes: numbe
   await feed.close();
   http.closeAllConnections();
   await new Promise<void>((r) => http.close(() => r()));
-  return { framesPerSec: final / elapsed, bytes };
+  return { levelsPerSide: levels, dataBytes: bytes, framesPerSec: final / elapsed, frames: final };
 }
 
-for (const levels of [1, 10]) {
-  const { framesPerSec, bytes } = await run(levels);
-  console.log(`book updates with ${levels} level(s) a side (data ${bytes} B): ${Math.round(framesPerSec).toLocaleString('en-US')} frames/s delivered to one client`);
+/** Measures each payload size in turn. */
+export async function runSimulatorThroughput(config: SimulatorThroughputConfig): Promise<SimulatorThroughputResult> {
+  const rows: SimulatorThroughputRow[] = [];
+  for (const levels of config.levels) rows.push(await run(levels, config.durationMs));
+  return { config, rows };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { rows } = await runSimulatorThroughput({ levels: [1, 10], durationMs: DURATION_MS });
+  for (const r of rows) {
+    console.log(`book updates with ${r.levelsPerSide} level(s) a side (data ${r.dataBytes} B): ${Math.round(r.framesPerSec).toLocaleString('en-US')} frames/s delivered to one client`);
+  }
 }

@@ -1,5 +1,8 @@
 /** The issue's targets and the benchmark's own correctness checks, judged from the results. */
 import { bookRatio, type BookBenchResult } from '../book/bookBench';
+import type { FanoutBenchResult } from '../fanout/fanoutBench';
+import type { ResyncBenchResult } from '../resync/resyncBench';
+import type { SimulatorThroughputResult } from '../simulatorThroughput';
 import type { SocketBenchResult } from '../socket/socketBench';
 import type { CheckOutcome, TargetOutcome } from './report';
 import { fmt, fmtRatio } from './stats';
@@ -10,13 +13,29 @@ export const CCXT = 'ccxt pro OrderBook';
 export const SPEEDUP_TARGET = 4;
 /** Target: bytes per level at 10,000 levels a side. */
 export const BYTES_PER_LEVEL_TARGET = 30;
+/** Target: the client's own work in a resync of a 500-level book (median), in ms. */
+export const RESYNC_CLIENT_MS_TARGET = 1;
+
+/** The results of the parts that ran. */
+export interface PartResults {
+  readonly book?: BookBenchResult;
+  readonly socket?: SocketBenchResult;
+  readonly resync?: ResyncBenchResult;
+  readonly fanout?: FanoutBenchResult;
+  readonly simulator?: SimulatorThroughputResult;
+}
 
 /** Streams on which a float book cannot be right (prices beyond 2^53): their errors are the point. */
 export const INEXACT_FOR_FLOATS = new Set(['exact']);
 
-export function evaluateTargets(book: BookBenchResult | undefined): TargetOutcome[] {
-  if (!book) return [];
+export function evaluateTargets(parts: PartResults): TargetOutcome[] {
   const out: TargetOutcome[] = [];
+  const { book, resync } = parts;
+  if (resync) {
+    const m = resync.clientMs;
+    out.push({ target: `resync client work < ${RESYNC_CLIENT_MS_TARGET} ms (median), ${resync.levels.bids}/${resync.levels.asks}-level book`, measured: `${fmt(m.p50, 3)} ms (p99 ${fmt(m.p99, 3)})`, met: m.p50 < RESYNC_CLIENT_MS_TARGET });
+  }
+  if (!book) return out;
   for (const stream of ['top', 'whole']) {
     for (const op of ['best', 'top10'] as const) {
       const r = bookRatio(book, stream, op, OURS, CCXT);
@@ -29,7 +48,8 @@ export function evaluateTargets(book: BookBenchResult | undefined): TargetOutcom
   return out;
 }
 
-export function evaluateChecks(book: BookBenchResult | undefined, socket: SocketBenchResult | undefined): CheckOutcome[] {
+export function evaluateChecks(parts: PartResults): CheckOutcome[] {
+  const { book, socket, resync, fanout, simulator } = parts;
   const out: CheckOutcome[] = [];
   for (const row of book?.rows ?? []) {
     if (row.book === 'no-op') continue;
@@ -46,5 +66,20 @@ export function evaluateChecks(book: BookBenchResult | undefined, socket: Socket
     out.push({ check: `socket latency ${l.rate}/s ${l.scenario}: every frame handled, state = replay`, ok: l.correct, ...(l.errors.length ? { detail: l.errors.join('; ') } : {}) });
     out.push({ check: `socket latency ${l.rate}/s ${l.scenario}: latencies recorded`, ok: l.count > 0 });
   }
+  if (resync) {
+    out.push({
+      check: `resync: ${resync.config.repetitions} resyncs, each one trigger and one snapshot fetch, book = truth at the end`,
+      ok: resync.correct,
+      ...(resync.errors.length ? { detail: resync.errors.slice(0, 3).join('; ') } : {}),
+    });
+  }
+  if (fanout) {
+    out.push({
+      check: `fan-out: ${fanout.subscriptions.total} subscriptions live throughout, no resync/drop/gap, replicas at the truth's seq, books = truth`,
+      ok: fanout.correct,
+      ...(fanout.errors.length ? { detail: fanout.errors.slice(0, 3).join('; ') } : {}),
+    });
+  }
+  for (const r of simulator?.rows ?? []) out.push({ check: `simulator throughput ${r.levelsPerSide} level(s) a side: frames delivered`, ok: r.frames > 0 });
   return out;
 }

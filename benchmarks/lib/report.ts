@@ -2,8 +2,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BookBenchResult } from '../book/bookBench';
+import type { FanoutBenchResult } from '../fanout/fanoutBench';
+import type { ResyncBenchResult } from '../resync/resyncBench';
+import type { SimulatorThroughputResult } from '../simulatorThroughput';
 import type { SocketBenchResult } from '../socket/socketBench';
 import type { MachineHeader } from './machine';
+import { renderFanout, renderResync, renderSimulator } from './reportParts';
 import { fmt, fmtRatio } from './stats';
 
 export interface TargetOutcome {
@@ -24,6 +28,9 @@ export interface BenchReport {
   readonly durationSec: number;
   readonly book?: BookBenchResult;
   readonly socket?: SocketBenchResult;
+  readonly resync?: ResyncBenchResult;
+  readonly fanout?: FanoutBenchResult;
+  readonly simulator?: SimulatorThroughputResult;
   readonly targets: TargetOutcome[];
   readonly checks: CheckOutcome[];
   /** Every correctness check of the benchmark passed. */
@@ -88,6 +95,9 @@ export function renderMarkdown(r: BenchReport): string {
       ),
     );
   }
+  if (r.resync) out.push(...renderResync(r.resync, table));
+  if (r.fanout) out.push(...renderFanout(r.fanout, table));
+  if (r.simulator) out.push(...renderSimulator(r.simulator, table));
   out.push('', '## Targets', '');
   out.push(table(['target', 'measured', 'met'], r.targets.map((t) => [t.target, t.measured, t.met ? 'yes' : 'NO'])));
   out.push('', `## Correctness checks: ${r.checksPassed ? 'all passed' : 'FAILED'}`, '');

@@ -1,7 +1,8 @@
 /**
  * Smoke test of `npm run bench`: runs the quick mode in a child process (the benchmark forks
- * its own sender and needs the tsx loader) and checks that the benchmark's OWN correctness
- * checks passed and that every section produced figures. Speeds are not asserted.
+ * its own sender and simulator processes and needs the tsx loader) and checks that the
+ * benchmark's OWN correctness checks passed and that every section produced figures. Speeds
+ * are not asserted.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -44,7 +45,7 @@ describe('npm run bench --quick', () => {
     const { code, output } = await runQuick(outDir);
     const files = readdirSync(outDir);
     const json = files.find((f) => f.endsWith('.json'));
-    expect(json).toBeDefined();
+    if (!json) throw new Error(`the quick benchmark wrote no report (exit code ${code}):\n${output}`);
     expect(files.some((f) => f.endsWith('.md'))).toBe(true);
     const report = JSON.parse(readFileSync(join(outDir, json!), 'utf8')) as BenchReport;
 
@@ -62,8 +63,39 @@ describe('npm run bench --quick', () => {
     for (const s of ['receive', 'parse', 'parse+apply', 'zod+apply', 'fast+apply', 'client']) expect(scenarios.has(s)).toBe(true);
     expect(report.socket?.cpu.every((c) => c.correct && c.cpuUsPerFrame > 0)).toBe(true);
     expect(report.socket?.latency.every((l) => l.correct && l.count > 0)).toBe(true);
+
+    // Resync: every resync measured and checked (one trigger, one fetch; book = truth at the end).
+    const resync = report.resync!;
+    expect(resync.errors).toEqual([]);
+    expect(resync.correct).toBe(true);
+    expect(resync.samples).toBe(resync.config.repetitions);
+    expect(Math.min(resync.levels.bids, resync.levels.asks)).toBeGreaterThanOrEqual(400);
+    expect(resync.restMs.p50).toBeGreaterThan(0);
+    expect(resync.clientMs.p50).toBeGreaterThan(0);
+    expect(resync.phases).toHaveLength(3);
+    expect(resync.breakdown.map((b) => b.warmUs > 0 && b.afterIdleUs > 0)).toEqual([true, true, true]);
+
+    // Fan-out: one subscription of each kind, all live throughout, replicas at the truth.
+    const fanout = report.fanout!;
+    expect(fanout.errors).toEqual([]);
+    expect(fanout.correct).toBe(true);
+    const subs = fanout.subscriptions;
+    expect(subs.replicas + subs.accountReplicas + subs.rawTaps).toBe(subs.total);
+    expect(Math.min(subs.replicas, subs.accountReplicas, subs.rawTaps)).toBeGreaterThan(0);
+    expect(subs.serverSubscriptions).toBe(subs.replicas);
+    expect(fanout.framesPerSec).toBeGreaterThan(0);
+    expect(fanout.cpuUsPerFrame).toBeGreaterThan(0);
+    expect(fanout.singleSubscription?.cpuUsPerFrame).toBeGreaterThan(0);
+
+    // The simulator's own throughput.
+    expect(report.simulator?.rows.length).toBeGreaterThan(0);
+    expect(report.simulator?.rows.every((r) => r.frames > 0 && r.framesPerSec > 0)).toBe(true);
+
+    for (const part of ['resync:', 'fan-out:', 'simulator throughput']) expect(report.checks.some((c) => c.check.startsWith(part) && c.ok)).toBe(true);
+    expect(report.targets.some((t) => t.target.startsWith('resync client work'))).toBe(true);
     expect(report.targets.length).toBeGreaterThan(0);
     // The printed table is the report.
     expect(output).toContain('## Correctness checks: all passed');
+    for (const section of ['## Resync', '## Fan-out', '## Simulator throughput']) expect(output).toContain(section);
   }, 60_000);
 });
