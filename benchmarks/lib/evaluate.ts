@@ -15,6 +15,11 @@ export const SPEEDUP_TARGET = 4;
 export const BYTES_PER_LEVEL_TARGET = 30;
 /** Target: the client's own work in a resync of a 500-level book (median), in ms. */
 export const RESYNC_CLIENT_MS_TARGET = 1;
+/** Targets of the whole client path against the raw floor (ws + JSON.parse): CPU per frame at 50k/s, latency p50 and p99. */
+export const CLIENT_CPU_VS_FLOOR_TARGET = 1.0;
+export const CLIENT_CPU_TARGET_RATE = 50_000;
+export const LATENCY_P50_VS_FLOOR_TARGET = 1.1;
+export const LATENCY_P99_VS_FLOOR_TARGET = 1.3;
 
 /** The results of the parts that ran. */
 export interface PartResults {
@@ -30,7 +35,25 @@ export const INEXACT_FOR_FLOATS = new Set(['exact']);
 
 export function evaluateTargets(parts: PartResults): TargetOutcome[] {
   const out: TargetOutcome[] = [];
-  const { book, resync } = parts;
+  const { book, resync, socket } = parts;
+  if (socket) {
+    const cpu = (rate: number, id: string) => socket.cpu.find((c) => c.rate === rate && c.scenario === id);
+    const floor = cpu(CLIENT_CPU_TARGET_RATE, 'parse');
+    const client = cpu(CLIENT_CPU_TARGET_RATE, 'client');
+    if (floor && client) {
+      const r = client.cpuUsPerFrame / floor.cpuUsPerFrame;
+      out.push({ target: `client CPU/frame at ${CLIENT_CPU_TARGET_RATE}/s <= ${CLIENT_CPU_VS_FLOOR_TARGET}x the floor (ws + JSON.parse)`, measured: `${fmtRatio(r)} (${fmt(client.cpuUsPerFrame)} vs ${fmt(floor.cpuUsPerFrame)} µs)`, met: r <= CLIENT_CPU_VS_FLOOR_TARGET });
+    }
+    for (const rate of socket.config.rates) {
+      const lf = socket.latency.find((l) => l.rate === rate && l.scenario === 'parse');
+      const lc = socket.latency.find((l) => l.rate === rate && l.scenario === 'client');
+      if (!lf || !lc) continue;
+      const p50 = lc.p50Us / lf.p50Us;
+      const p99 = lc.p99Us / lf.p99Us;
+      out.push({ target: `client latency p50 <= ${LATENCY_P50_VS_FLOOR_TARGET}x the floor's at ${rate}/s`, measured: `${fmtRatio(p50)} (${fmt(lc.p50Us)} vs ${fmt(lf.p50Us)} µs)`, met: p50 <= LATENCY_P50_VS_FLOOR_TARGET });
+      out.push({ target: `client latency p99 <= ${LATENCY_P99_VS_FLOOR_TARGET}x the floor's at ${rate}/s`, measured: `${fmtRatio(p99)} (${fmt(lc.p99Us)} vs ${fmt(lf.p99Us)} µs)`, met: p99 <= LATENCY_P99_VS_FLOOR_TARGET });
+    }
+  }
   if (resync) {
     const m = resync.clientMs;
     out.push({ target: `resync client work < ${RESYNC_CLIENT_MS_TARGET} ms (median), ${resync.levels.bids}/${resync.levels.asks}-level book`, measured: `${fmt(m.p50, 3)} ms (p99 ${fmt(m.p99, 3)})`, met: m.p50 < RESYNC_CLIENT_MS_TARGET });
