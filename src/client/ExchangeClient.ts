@@ -42,6 +42,8 @@ export interface ClientEvents {
 }
 
 type Stoppable = { readonly resyncCounts: Readonly<Record<ResyncTrigger, number>> };
+/** REST calls of snapshot jobs are not retried by the REST client: the resync scheduler retries the job. */
+const SINGLE_ATTEMPT = Object.freeze({ retries: 0 });
 
 /**
  * Live, exact replicas of an exchange, as RxJS observables. Faults heal by themselves
@@ -95,7 +97,9 @@ export class ExchangeClient {
     this.scheduler = new ResyncScheduler(o.resync);
     this.deps = {
       stream: (channel, scope) => this.router.stream(channel, scope),
-      fetch: (operation, params, signal) => this.rest.request(operation as never, params as never, { signal }) as never,
+      // One attempt per call: the scheduler retries the whole snapshot job with its policy (a
+      // second, inner retry layer would multiply the attempts and the overhead).
+      fetch: (operation, params, signal) => this.rest.request(operation as never, params as never, { signal, retry: SINGLE_ATTEMPT }) as never,
       scheduler: this.scheduler,
     };
     this.releaseSubscriberErrors = captureSubscriberErrors((e) => this.report(e));
@@ -168,17 +172,32 @@ export class ExchangeClient {
     return this.stateReplica('account', params);
   }
 
-  /** Balances by token id. @throws InvalidParameterError */
+  /**
+   * Balances by token id. The map is a live view, updated in place by each update
+   * and replaced by a new map when the stream resyncs (it never mixes two snapshots): read it
+   * when an emission arrives, or copy it (`new Map(state)`) to keep a point-in-time value.
+   * @throws InvalidParameterError
+   */
   balances(params: AccountParams): Observable<ReplicaState<ReadonlyMap<string, Balance>>> {
     return this.stateReplica('balances', params);
   }
 
-  /** Open positions by market id. @throws InvalidParameterError */
+  /**
+   * Open positions by market id. The map is a live view, updated in place by each update
+   * and replaced by a new map when the stream resyncs (it never mixes two snapshots): read it
+   * when an emission arrives, or copy it (`new Map(state)`) to keep a point-in-time value.
+   * @throws InvalidParameterError
+   */
   positions(params: AccountParams): Observable<ReplicaState<ReadonlyMap<number, Position>>> {
     return this.stateReplica('positions', params);
   }
 
-  /** Open orders by order id. @throws InvalidParameterError */
+  /**
+   * Open orders by order id. The map is a live view, updated in place by each update
+   * and replaced by a new map when the stream resyncs (it never mixes two snapshots): read it
+   * when an emission arrives, or copy it (`new Map(state)`) to keep a point-in-time value.
+   * @throws InvalidParameterError
+   */
   openOrders(params: AccountParams): Observable<ReplicaState<ReadonlyMap<string, Order>>> {
     return this.stateReplica('orders', params);
   }
@@ -186,6 +205,9 @@ export class ExchangeClient {
   /**
    * Everything about one subaccount (record, balances, positions, open orders, recent fills)
    * in one state, with the list of what changed; after a reconnect it reconciles from REST.
+   * Each emission's `state` is a new object, but its `balances`, `positions` and `openOrders`
+   * maps are live views (updated in place, replaced on a resync of their part): `changes`
+   * says exactly what each emission changed (before and after per key); copy a map to keep it.
    * @throws InvalidParameterError
    */
   account(params: AccountParams): Observable<AccountReplicaState> {

@@ -54,9 +54,14 @@ const envelope = (channel: string) => `^\\{"type":"update","subscription_id":${P
 const LEVEL = recordPattern(LEVEL_FIELDS);
 const TRADE = recordPattern(TRADE_FIELDS);
 
+/** Pattern source of a Uint64 value (its quotes included), for patterns built elsewhere. */
+export const UINT64_SOURCE = UINT64;
+/** Pattern source of an `OrderBook` (a `book` update's `data`, also the `data` of an `orderBook` answer). */
+export const BOOK_DATA_SOURCE = `\\{"${BOOK_KEYS[0]}":${arrayOf(LEVEL)},"${BOOK_KEYS[1]}":${arrayOf(LEVEL)}\\}`;
+
 /** Whole-frame patterns of the hot channels. Linear: every alternative starts differently. */
 export const HOT_FRAME_PATTERNS = {
-  book: new RegExp(`${envelope('book')}\\{"${BOOK_KEYS[0]}":${arrayOf(LEVEL)},"${BOOK_KEYS[1]}":${arrayOf(LEVEL)}\\}\\}$`),
+  book: new RegExp(`${envelope('book')}${BOOK_DATA_SOURCE}\\}$`),
   bbo: new RegExp(`${envelope('bbo')}\\{"${BBO_KEYS[0]}":(?:null|${LEVEL}),"${BBO_KEYS[1]}":(?:null|${LEVEL})\\}\\}$`),
   trades: new RegExp(`${envelope('trades')}\\{"${TRADES_KEYS[0]}":${arrayOf(TRADE)}\\}\\}$`),
 } as const;

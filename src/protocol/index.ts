@@ -14,3 +14,4 @@ export * from './frames';
 export * from './validate';
 export * from './decode';
 export * from './fastDecode';
+export * from './fastDecodeSnapshot';

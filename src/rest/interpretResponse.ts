@@ -1,9 +1,22 @@
 /**
  * Turns an HTTP answer into the operation's typed value or a library error: a 2xx body is
  * checked against the operation's response schema (with the drift policy); any other status
- * must carry one of the two documented error bodies. @internal
+ * must carry one of the two documented error bodies. Operations with a fast decoder (the
+ * protocol's FAST_RESPONSE_DECODERS: the resync snapshot) try it first on a 2xx body; it
+ * takes only bodies the schema path accepts without drift, with the same value, and leaves
+ * everything else (extra keys included) to the schema path. @internal
  */
-import { ErrorBody, NumericErrorBody, responseSchema, summarizeZodError, validateWithDrift, type OperationName, type ValidateOptions } from '../protocol';
+import {
+  ErrorBody,
+  fastResponseDecoder,
+  NumericErrorBody,
+  responseSchema,
+  summarizeZodError,
+  validateWithDrift,
+  type FastResponseDecoder,
+  type OperationName,
+  type ValidateOptions,
+} from '../protocol';
 import { RestApiError, ResponseValidationError } from '../errors';
 import type { HttpAnswer } from './fetchText';
 
@@ -13,11 +26,17 @@ function snippet(text: string): string {
 }
 
 /**
+ * @param fast the operation's fast decoder; `null` forces the schema path (tests compare the two).
+ *   @default fastResponseDecoder(operation)
  * @throws RestApiError for a documented error body, ResponseValidationError for anything
  * that does not follow the protocol (with the parse or schema error as `cause`).
  */
-export function interpretResponse(operation: OperationName, answer: HttpAnswer, opts: ValidateOptions): unknown {
+export function interpretResponse(operation: OperationName, answer: HttpAnswer, opts: ValidateOptions, fast: FastResponseDecoder | null | undefined = fastResponseDecoder(operation)): unknown {
   const { status, text } = answer;
+  if (fast && status >= 200 && status < 300) {
+    const value = fast(text);
+    if (value !== undefined) return value;
+  }
   const context = { operation, status };
   let raw: unknown;
   try {

@@ -106,6 +106,7 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, policy: 
   const aborted = () => new AbortedError('the request was aborted by the caller', hooks.context, { cause: signal?.reason });
   if (signal?.aborted) throw aborted();
   try {
+    if (p.retries === 0) return await once(fn, signal);
     return await pRetry(fn, {
       retries: p.retries,
       factor: p.factor,
@@ -125,4 +126,17 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, policy: 
     if (signal?.aborted && !(e instanceof ExchangeReplicaError && e.code === 'ERR_ABORTED')) throw aborted();
     throw e;
   }
+}
+
+/** A single attempt, settled as p-retry settles it (a non-Error becomes a TypeError; an abort wins). */
+async function once<T>(fn: (attempt: number) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  let result: T;
+  try {
+    result = await fn(1);
+  } catch (e) {
+    throw e instanceof Error ? e : new TypeError(`Non-error was thrown: "${String(e)}". You should only throw errors.`);
+  }
+  // Aborted meanwhile: the caller's catch turns this into AbortedError.
+  signal?.throwIfAborted();
+  return result;
 }
