@@ -16,6 +16,7 @@ import {
   ordersReducer,
   positionsReducer,
   type CandleReducerOptions,
+  type KeyedSet,
 } from './reducers';
 
 /** The state of each state channel's replica. */
@@ -27,9 +28,12 @@ export interface StateChannelStates {
   candles: readonly LastCandle[];
   markCandles: readonly MarkCandle[];
   account: Subaccount;
-  balances: ReadonlyMap<string, Balance>;
-  positions: ReadonlyMap<number, Position>;
-  orders: ReadonlyMap<string, Order>;
+  /** A live view, updated in place by each update and replaced by each snapshot (see src/replicas/reducers/KeyedSet.ts). */
+  balances: KeyedSet<string, Balance>;
+  /** A live view, like `balances`. */
+  positions: KeyedSet<number, Position>;
+  /** A live view, like `balances`. */
+  orders: KeyedSet<string, Order>;
 }
 export type StateChannel = keyof StateChannelStates;
 

@@ -1,7 +1,9 @@
 import type { Balance, ChannelName, Fill, Order, Position, Subaccount } from '../../src/protocol';
 import { AccountReplica } from '../../src/replicas/account/AccountReplica';
 import type { AccountChange, AccountReplicaState } from '../../src/replicas/account/AccountState';
-import { combineStatuses, diffMaps } from '../../src/replicas/account/diffAccount';
+import fc from 'fast-check';
+import { combineStatuses, diffKeyedSet, diffMaps } from '../../src/replicas/account/diffAccount';
+import { createKeyedSet, loadKeyedSet, updateKeyedSet } from '../../src/replicas/reducers';
 import { ResyncScheduler } from '../../src/replicas/resyncScheduler';
 import type { StatusChange } from '../../src/replicas/status';
 import { address, balance, FakeFetcher, FakeStream, fill, order, position, subaccount, waitFor } from './fixtures';
@@ -99,6 +101,36 @@ describe('AccountReplica', () => {
     expect(t.emissions).toHaveLength(count);
   });
 
+  it('reports exactly the net change of each key an update touched, and nothing again on a status emission', async () => {
+    t = setup();
+    await live();
+    // order 1 twice (net: open -> open with 3 left), order 2 re-sent identical (no change), order 9 added then filled (never in the set).
+    t.publish('orders', { orders: [order(1, 'open', 4), order(2), order(9), order(1, 'open', 3), order(9, 'filled', 0)] });
+    expect(t.replica.latest!.changes).toEqual([{ kind: 'order', order_id: order(1).order_id, before: order(1), after: order(1, 'open', 3) }]);
+    const count = t.emissions.length;
+    t.streams.orders.disconnected('socket closed');
+    expect(t.emissions.length).toBeGreaterThan(count);
+    expect(t.replica.latest!.status).toBe('stale');
+    expect(t.replica.latest!.changes).toEqual([]);
+  });
+
+  it('changes equal a full diff of copies taken before and after each update (random updates)', async () => {
+    t = setup();
+    await live();
+    const orderRec = fc.tuple(fc.nat(6), fc.constantFrom<Order['status']>('open', 'open', 'filled', 'cancelled'), fc.integer({ min: 1, max: 3 })).map(([n, st, rem]) => order(n, st, st === 'open' ? rem : 0));
+    const batches = fc.sample(fc.array(orderRec, { minLength: 1, maxLength: 5 }), { numRuns: 60, seed: 77 });
+    const byKey = (a: AccountChange, b: AccountChange) => ((a as { order_id: string }).order_id < (b as { order_id: string }).order_id ? -1 : 1);
+    for (const batch of batches) {
+      const before = new Map(t.replica.latest!.state.openOrders);
+      const count = t.emissions.length;
+      t.publish('orders', { orders: batch });
+      const after = new Map(t.replica.latest!.state.openOrders);
+      const expected = diffMaps(before, after, (order_id, b, a): AccountChange => ({ kind: 'order', order_id, before: b, after: a }));
+      if (expected.length === 0) expect(t.emissions).toHaveLength(count);
+      else expect([...t.replica.latest!.changes].sort(byKey)).toEqual(expected.sort(byKey));
+    }
+  });
+
   it('after a reconnect, reconciles every part from REST and emits what changed', async () => {
     t = setup();
     await live();
@@ -142,6 +174,21 @@ describe('account helpers', () => {
     expect(combineStatuses(['resyncing', 'syncing'])).toBe('syncing');
     expect(combineStatuses(['syncing', 'stale'])).toBe('stale');
     expect(combineStatuses(['stale', 'failed', 'live'])).toBe('failed');
+  });
+
+  it('diffKeyedSet: an update of the same set reports its lastChanges (deep-equal ones dropped); a new set is diffed whole', () => {
+    const keyOf = (p: Position) => p.market_id;
+    const removes = (p: Position) => /^0+$/.test(p.size_base_lots);
+    const set = loadKeyedSet(createKeyedSet<number, Position>(), [position(1, 5), position(2, 6)], keyOf, removes);
+    const change = (k: number, b: Position | undefined, a: Position | undefined) => ({ k, b, a });
+    updateKeyedSet(set, [position(2, 6), position(3, 1)], keyOf, removes);
+    expect(diffKeyedSet(set, set, 'update', change)).toEqual([{ k: 3, b: undefined, a: position(3, 1) }]);
+    expect(diffKeyedSet(set, set, 'status', change)).toEqual([]);
+    const fresh = loadKeyedSet(createKeyedSet<number, Position>(), [position(1, 5), position(3, 2)], keyOf, removes);
+    expect(diffKeyedSet(set, fresh, 'snapshot', change)).toEqual([
+      { k: 2, b: position(2, 6), a: undefined },
+      { k: 3, b: position(3, 1), a: position(3, 2) },
+    ]);
   });
 
   it('diffMaps lists removed, changed and added keys', () => {

@@ -11,6 +11,8 @@ import {
   marketStatsReducer,
   ordersReducer,
   positionsReducer,
+  upsertAll,
+  type KeyedSet,
 } from '../../src/replicas/reducers';
 import { stateReducer, eventReducer, STATE_CHANNELS, EVENT_CHANNELS } from '../../src/replicas/channelReducers';
 import { address, balance, candle, order, position, subaccount } from './fixtures';
@@ -46,14 +48,14 @@ describe('replace reducers', () => {
 });
 
 describe('upsert reducers (model-based)', () => {
-  /** Runs a reducer and a plain Map model side by side over random batches. */
-  function agrees<K, T>(
-    reducer: { fromSnapshot(s: readonly T[], scope: object): ReadonlyMap<K, T>; apply(s: ReadonlyMap<K, T>, d: unknown, seq: bigint): ReadonlyMap<K, T> },
-    wrap: (records: T[]) => unknown,
-    keyOf: (r: T) => K,
-    removes: (r: T) => boolean,
-    record: fc.Arbitrary<T>,
-  ): void {
+  type SetReducer<K, T> = { fromSnapshot(s: readonly T[], scope: object): KeyedSet<K, T>; apply(s: KeyedSet<K, T>, d: unknown, seq: bigint): KeyedSet<K, T> };
+
+  /**
+   * Runs a reducer and a plain Map model side by side over random batches: same content,
+   * `lastChanges` = the batch's touched keys (first-touch order) with the model's value
+   * before and after it, and a set from an earlier snapshot is never changed by a later one.
+   */
+  function agrees<K, T>(reducer: SetReducer<K, T>, wrap: (records: T[]) => unknown, keyOf: (r: T) => K, removes: (r: T) => boolean, record: fc.Arbitrary<T>): void {
     fc.assert(
       fc.property(fc.array(record, { maxLength: 8 }), fc.array(fc.array(record, { maxLength: 5 }), { maxLength: 15 }), (snapshot, batches) => {
         const model = new Map<K, T>();
@@ -64,16 +66,26 @@ describe('upsert reducers (model-based)', () => {
           }
         };
         fold(snapshot);
+        const older = reducer.fromSnapshot(snapshot, {});
+        const olderFrozen = new Map(older);
         let state = reducer.fromSnapshot(snapshot, {});
+        expect(state).not.toBe(older);
         expect(new Map(state)).toEqual(model);
+        expect(state.lastChanges).toEqual([]);
         batches.forEach((batch, i) => {
-          const before = state;
-          const frozen = new Map(before);
+          const before = new Map(model);
           state = reducer.apply(state, wrap(batch), BigInt(i + 1));
           fold(batch);
           expect(new Map(state)).toEqual(model);
-          expect(new Map(before)).toEqual(frozen); // copy-on-write: an emitted state never changes
+          const touched = [...new Set(batch.map(keyOf))];
+          const expected = touched.filter((k) => before.has(k) || model.has(k)).map((key) => ({ key, before: before.get(key), after: model.get(key) }));
+          expect(state.lastChanges).toEqual(expected);
+          for (const c of state.lastChanges) {
+            expect(c.before).toBe(before.get(c.key));
+            expect(c.after).toBe(model.get(c.key));
+          }
         });
+        expect(new Map(older)).toEqual(olderFrozen); // a snapshot's set is never touched by another's updates
       }),
       SEED,
     );
@@ -94,9 +106,27 @@ describe('upsert reducers (model-based)', () => {
     agrees<string, Order>(ordersReducer, (orders) => ({ orders }), (o) => o.order_id, (o) => o.status !== 'open', rec);
   });
 
-  it('returns the same Map when an update changes nothing', () => {
+  it('updates the set in place (a live view) and lists only keys that were or are in the set', () => {
     const s = positionsReducer.fromSnapshot([position(1, 5)], {});
     expect(positionsReducer.apply(s, { positions: [position(2, 0)] }, 1n)).toBe(s);
+    expect(s.lastChanges).toEqual([]);
+    expect(positionsReducer.apply(s, { positions: [position(3, 4), position(1, 0), position(3, 0)] }, 2n)).toBe(s);
+    expect(s.lastChanges).toEqual([{ key: 1, before: position(1, 5), after: undefined }]);
+    expect([...s.keys()]).toEqual([]);
+  });
+
+  it('upsertAll copies a plain Map before updating it', () => {
+    const plain = new Map([[1, position(1, 5)]]);
+    const next = upsertAll(plain, [position(1, 6)], { keyOf: (p) => p.market_id, removes: (p) => /^0+$/.test(p.size_base_lots) });
+    expect(next).not.toBe(plain);
+    expect(plain.get(1)).toEqual(position(1, 5));
+    expect(next.lastChanges).toEqual([{ key: 1, before: position(1, 5), after: position(1, 6) }]);
+  });
+
+  it('a set compares equal to a plain Map with the same entries', () => {
+    const s = balancesReducer.fromSnapshot([balance('USDC', 1)], {});
+    balancesReducer.apply(s, { balances: [balance('SOL', 2)] }, 1n);
+    expect(s).toEqual(new Map([['USDC', balance('USDC', 1)], ['SOL', balance('SOL', 2)]]));
   });
 });
 

@@ -14,7 +14,8 @@ import type { EmissionCause, ReplicaState } from '../ReplicaState';
 import type { ReplicaStatus, StatusChange } from '../status';
 import { RESYNC_TRIGGERS, type ResyncTrigger, type StreamSync } from '../StreamSync';
 import { ACCOUNT_PARTS, type AccountChange, type AccountPart, type AccountReplicaState, type AccountState } from './AccountState';
-import { combineStatuses, diffMaps, diffSubaccount } from './diffAccount';
+import type { KeyedSet } from '../reducers/KeyedSet';
+import { combineStatuses, diffKeyedSet, diffSubaccount } from './diffAccount';
 
 /** Options applied to every part (see StreamSyncOptions, EventReducerOptions, EventReplicaOptions). */
 export type AccountReplicaOptions = EventReplicaFullOptions;
@@ -26,9 +27,9 @@ export interface AccountScope {
 
 interface Parts {
   readonly account: StreamSync<Subaccount>;
-  readonly balances: StreamSync<ReadonlyMap<string, Balance>>;
-  readonly positions: StreamSync<ReadonlyMap<number, Position>>;
-  readonly orders: StreamSync<ReadonlyMap<string, Order>>;
+  readonly balances: StreamSync<KeyedSet<string, Balance>>;
+  readonly positions: StreamSync<KeyedSet<number, Position>>;
+  readonly orders: StreamSync<KeyedSet<string, Order>>;
   readonly fills: EventReplica<Fill>;
 }
 
@@ -132,9 +133,10 @@ export class AccountReplica {
         error,
       }),
       account.states$.subscribe({ next: (e) => this.onPart('account', e, () => this.swap('subaccount', e.state, diffSubaccount)), error }),
-      balances.states$.subscribe({ next: (e) => this.onPart('balances', e, () => this.swap('balances', e.state, (b, a) => diffMaps(b, a, (token_id, before, after): AccountChange => ({ kind: 'balance', token_id, before, after })))), error }),
-      positions.states$.subscribe({ next: (e) => this.onPart('positions', e, () => this.swap('positions', e.state, (b, a) => diffMaps(b, a, (market_id, before, after): AccountChange => ({ kind: 'position', market_id, before, after })))), error }),
-      orders.states$.subscribe({ next: (e) => this.onPart('orders', e, () => this.swap('openOrders', e.state, (b, a) => diffMaps(b, a, (order_id, before, after): AccountChange => ({ kind: 'order', order_id, before, after })))), error }),
+      // The sets are live views: an update reports its own changed keys, a snapshot is diffed whole.
+      balances.states$.subscribe({ next: (e) => this.onPart('balances', e, () => this.swap('balances', e.state, (b) => diffKeyedSet(b, e.state, e.cause, (token_id, before, after): AccountChange => ({ kind: 'balance', token_id, before, after })))), error }),
+      positions.states$.subscribe({ next: (e) => this.onPart('positions', e, () => this.swap('positions', e.state, (b) => diffKeyedSet(b, e.state, e.cause, (market_id, before, after): AccountChange => ({ kind: 'position', market_id, before, after })))), error }),
+      orders.states$.subscribe({ next: (e) => this.onPart('orders', e, () => this.swap('openOrders', e.state, (b) => diffKeyedSet(b, e.state, e.cause, (order_id, before, after): AccountChange => ({ kind: 'order', order_id, before, after })))), error }),
       fills.states$.subscribe({
         next: (e) =>
           this.onPart('fills', e, () => {

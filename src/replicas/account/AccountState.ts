@@ -7,16 +7,22 @@ import type { ReplicaStatus } from '../status';
 export const ACCOUNT_PARTS = ['account', 'balances', 'positions', 'orders', 'fills'] as const;
 export type AccountPart = (typeof ACCOUNT_PARTS)[number];
 
-/** Everything known about one `{address, subaccount_id}`. Immutable: each change is a new object. */
+/**
+ * Everything known about one `{address, subaccount_id}`. Each emission carries a new object,
+ * but `balances`, `positions` and `openOrders` are live views (see KeyedSet): updated in
+ * place by each update of their part and replaced by a new map when that part resyncs, so
+ * an older emission's maps show the latest content of that snapshot. `changes` tell exactly
+ * what each emission changed; copy a map (`new Map(state.openOrders)`) to keep a point-in-time value.
+ */
 export interface AccountState {
   readonly address: string;
   readonly subaccountId: number;
   readonly subaccount: Subaccount;
-  /** By `token_id`. */
+  /** By `token_id` (a live view). */
   readonly balances: ReadonlyMap<string, Balance>;
-  /** Open positions by `market_id`. */
+  /** Open positions by `market_id` (a live view). */
   readonly positions: ReadonlyMap<number, Position>;
-  /** Open orders by `order_id`. */
+  /** Open orders by `order_id` (a live view). */
   readonly openOrders: ReadonlyMap<string, Order>;
   /** The newest fills, oldest first. */
   readonly recentFills: readonly Fill[];

@@ -1,5 +1,7 @@
 /** Differences between two account states, record by record. */
 import type { Subaccount } from '../../protocol';
+import type { KeyedSet } from '../reducers/KeyedSet';
+import type { EmissionCause } from '../ReplicaState';
 import type { ReplicaStatus } from '../status';
 import type { AccountChange } from './AccountState';
 
@@ -29,6 +31,25 @@ export function diffMaps<K, T, C>(before: ReadonlyMap<K, T> | undefined, after: 
     }
   }
   for (const [k, a] of after) if (!before?.has(k)) out.push(change(k, undefined, a));
+  return out;
+}
+
+/**
+ * Changes of a keyed set between the value shown before (`before`) and an emission of it.
+ * The same live set updated in place: what its last update changed (`lastChanges`, only on
+ * an `update` emission), without looking at the rest of the set. A new set (a snapshot, the
+ * first or a resync): a full diff with the set shown before, which is never updated again.
+ */
+export function diffKeyedSet<K, T, C>(
+  before: ReadonlyMap<K, T> | undefined,
+  after: KeyedSet<K, T>,
+  cause: EmissionCause,
+  change: (key: K, before: T | undefined, after: T | undefined) => C,
+): C[] {
+  if (before !== after) return diffMaps(before, after, change);
+  if (cause !== 'update') return [];
+  const out: C[] = [];
+  for (const c of after.lastChanges) if (!deepEqual(c.before, c.after)) out.push(change(c.key, c.before, c.after));
   return out;
 }
 

@@ -2,7 +2,7 @@
 import type { Balance } from '../../protocol';
 import { createUpsertReducer } from './upsertReducer';
 
-/** Reducer of `balances`: state = balances by `token_id`. */
+/** Reducer of `balances`: state = balances by `token_id` (a live view, see KeyedSet). */
 export const balancesReducer = createUpsertReducer<string, Balance>({
   channel: 'balances',
   keyOf: (b) => b.token_id,

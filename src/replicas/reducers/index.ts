@@ -7,6 +7,7 @@ export { balancesReducer } from './balancesReducer';
 export { positionsReducer } from './positionsReducer';
 export { ordersReducer } from './ordersReducer';
 export { createUpsertReducer, upsertAll, type UpsertSpec } from './upsertReducer';
+export { createKeyedSet, isKeyedSet, loadKeyedSet, updateKeyedSet, type KeyedSet, type KeyChange } from './KeyedSet';
 export { createTradesReducer } from './tradesReducer';
 export { createFillsReducer } from './fillsReducer';
 export { createFundingRatesReducer } from './fundingRatesReducer';

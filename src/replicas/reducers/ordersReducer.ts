@@ -5,6 +5,7 @@
 import type { Order } from '../../protocol';
 import type { Reducer } from '../Reducer';
 import { loadAllPages } from '../snapshotLoaders';
+import type { KeyedSet } from './KeyedSet';
 import { createUpsertReducer } from './upsertReducer';
 
 const base = createUpsertReducer<string, Order>({
@@ -14,8 +15,8 @@ const base = createUpsertReducer<string, Order>({
   removes: (o) => o.status !== 'open',
 });
 
-/** Reducer of `orders`: state = open orders by `order_id`; the snapshot loads every page. */
-export const ordersReducer: Reducer<ReadonlyMap<string, Order>, unknown, readonly Order[]> = {
+/** Reducer of `orders`: state = open orders by `order_id` (a live view, see KeyedSet); the snapshot loads every page. */
+export const ordersReducer: Reducer<KeyedSet<string, Order>, unknown, readonly Order[]> = {
   ...base,
   loadSnapshot: async (request) => {
     const loaded = await loadAllPages(request);

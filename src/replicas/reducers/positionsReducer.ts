@@ -4,7 +4,7 @@ import { createUpsertReducer } from './upsertReducer';
 
 const ZERO = /^0+$/;
 
-/** Reducer of `positions`: state = open positions by `market_id`. */
+/** Reducer of `positions`: state = open positions by `market_id` (a live view, see KeyedSet). */
 export const positionsReducer = createUpsertReducer<number, Position>({
   channel: 'positions',
   keyOf: (p) => p.market_id,

@@ -1,10 +1,12 @@
 /**
  * The shape shared by `balances`, `positions` and `orders`: a keyed set of records, each
- * update upserting records by key, some records meaning "remove". Copy-on-write: a changed
- * set is a new Map, so an emitted state never changes afterwards.
+ * update upserting records by key, some records meaning "remove". The state is a live view
+ * (`KeyedSet`) updated in place, so an update costs its records, never the size of the set
+ * (an account with thousands of open orders); a snapshot builds a new set.
  */
 import type { ChannelName } from '../../protocol';
 import type { Reducer } from '../Reducer';
+import { createKeyedSet, isKeyedSet, loadKeyedSet, updateKeyedSet, type KeyedSet } from './KeyedSet';
 
 /** How one keyed channel is folded. */
 export interface UpsertSpec<K, T> {
@@ -16,28 +18,21 @@ export interface UpsertSpec<K, T> {
   readonly removes: (record: T) => boolean;
 }
 
-/** Applies records to a keyed set; returns the same Map when nothing changed. */
-export function upsertAll<K, T>(state: ReadonlyMap<K, T>, records: readonly T[], spec: Pick<UpsertSpec<K, T>, 'keyOf' | 'removes'>): ReadonlyMap<K, T> {
-  let next: Map<K, T> | undefined;
-  for (const r of records) {
-    const k = spec.keyOf(r);
-    if (spec.removes(r)) {
-      if (!(next ?? state).has(k)) continue;
-      next ??= new Map(state);
-      next.delete(k);
-    } else {
-      next ??= new Map(state);
-      next.set(k, r);
-    }
-  }
-  return next ?? state;
+/**
+ * Applies records to a keyed set in place and returns it; `lastChanges` then lists what
+ * they changed. A map that is not a keyed set (a plain Map) is first copied into one.
+ */
+export function upsertAll<K, T>(state: ReadonlyMap<K, T>, records: readonly T[], spec: Pick<UpsertSpec<K, T>, 'keyOf' | 'removes'>): KeyedSet<K, T> {
+  const set = isKeyedSet(state) ? state : createKeyedSet(state);
+  return updateKeyedSet(set, records, spec.keyOf, spec.removes);
 }
 
 /** A reducer over a keyed set; the snapshot is the list of records. */
-export function createUpsertReducer<K, T>(spec: UpsertSpec<K, T>): Reducer<ReadonlyMap<K, T>, unknown, readonly T[]> {
+export function createUpsertReducer<K, T>(spec: UpsertSpec<K, T>): Reducer<KeyedSet<K, T>, unknown, readonly T[]> {
   return {
     channel: spec.channel,
-    fromSnapshot: (snapshot) => upsertAll(new Map<K, T>(), snapshot, spec),
+    // A new set per snapshot: the one shown before is left as it was.
+    fromSnapshot: (snapshot) => loadKeyedSet(createKeyedSet<K, T>(), snapshot, spec.keyOf, spec.removes),
     apply: (state, data) => upsertAll(state, spec.recordsOf(data), spec),
   };
 }
