@@ -5,17 +5,8 @@
 import { Connection, type CloseInfo, type ConnectionOptions, type StateChange } from '../../src/connection';
 import { ExchangeReplicaError } from '../../src/errors';
 import { FakeSocket } from './fakeSocket';
+import { seededRandom as mulberry32 } from '../../benchmarks/lib/rng';
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const connections: Connection[] = [];
 function make(options: Partial<ConnectionOptions> = {}): Connection {

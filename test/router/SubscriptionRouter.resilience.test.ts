@@ -7,19 +7,10 @@ import { decodeServerFrame, type DriftReport } from '../../src/protocol';
 import type { DriftContext, FrameDecoder, RouterEvent } from '../../src/router';
 import { waitUntil } from '../helpers/wsTestServer';
 import { BOOK_0, BOOK_1, bookUpdate, closeHarnesses, EMPTY_BOOK_UPDATE, startHarness, StreamRecorder } from './routerHarness';
+import { seededRandom as mulberry32 } from '../../benchmarks/lib/rng';
 
 afterEach(closeHarnesses);
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('SubscriptionRouter resilience', () => {
   test('after an abrupt drop: disconnected, then every live stream re-subscribed with its new id; old ids are dead', async () => {

@@ -17,6 +17,7 @@ import type { LedgerFindings } from '../helpers/truth';
 import { RecoveryTracker } from './recoveryTracker';
 import { SilenceGate } from './silenceGate';
 import { EXPECTED_ERROR_CODES, summarize, type SoakInputs, type SoakReport } from './soakReport';
+import { seededRandom } from '../../benchmarks/lib/rng';
 
 export { EXPECTED_ERROR_CODES };
 
@@ -62,17 +63,6 @@ export function soakFleetSpec(sim: Simulator, marketMaker = false): FleetSpec {
       { address: a[3]!.address, subaccount_id: 1 },
     ],
     accountParts: true,
-  };
-}
-
-/** A tiny seeded PRNG (mulberry32) for the runner's own draws (silence times). */
-function prng(seed: number): () => number {
-  let t = seed >>> 0;
-  return () => {
-    t = (t + 0x6d2b79f5) >>> 0;
-    let r = Math.imul(t ^ (t >>> 15), 1 | t);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
   };
 }
 
@@ -172,7 +162,7 @@ async function runScenario(o: Resolved, unhandled: string[]): Promise<Omit<SoakI
     maxDurationMs: 1000,
     onFault: (f) => f.target !== undefined || f.kind === 'delayFrames' || f.kind === 'rest500' || f.kind === 'restLatency' ? recovery.fault(f.kind, kindDuration(f.kind, f.amount)) : undefined,
   });
-  const draw = prng(o.seed ^ 0x5eed);
+  const draw = seededRandom(o.seed ^ 0x5eed);
   let silences = 0;
   let silenceTimer: NodeJS.Timeout | undefined;
   const armSilence = () => {
