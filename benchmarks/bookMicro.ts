@@ -150,12 +150,17 @@ export const orderBookWire: AdapterFactory = () => {
     load: (s) => (book = OrderBook.fromSnapshot(s)),
     apply: (f) => void book.applyLevels(f.bids, f.asks),
     best: () => book.bestBid()! + book.bestAsk()!,
-    top10: (cb) => {
-      book.forEachLevel('bid', 10, cb);
-      book.forEachLevel('ask', 10, cb);
-    },
+    top10: (cb) => readTop10(book, cb),
   };
 };
+
+/** The fastest non-allocating read of our book: the reused views, each level handed to `cb`. */
+function readTop10(book: OrderBook, cb: (price: number, size: number) => void): void {
+  const bids = book.topView('bid', 10);
+  for (let i = 0; i < bids.length; i++) cb(bids.prices[i]!, bids.sizes[i]!);
+  const asks = book.topView('ask', 10);
+  for (let i = 0; i < asks.length; i++) cb(asks.prices[i]!, asks.sizes[i]!);
+}
 
 /** This library's book, fed numbers (`applyLevel` per level, then the consistency check). */
 export const orderBookNumbers: AdapterFactory = () => {
@@ -168,6 +173,18 @@ export const orderBookNumbers: AdapterFactory = () => {
       for (let i = 0; i < t.length; i += 3) book.applyLevel(t[i] === 0 ? 'bid' : 'ask', t[i + 1]!, t[i + 2]!);
       book.assertConsistent();
     },
+    best: () => book.bestBid()! + book.bestAsk()!,
+    top10: (cb) => readTop10(book, cb),
+  };
+};
+
+/** This library's book read through `forEachLevel` (a callback per level) instead of the views. */
+export const orderBookCallbacks: AdapterFactory = () => {
+  let book = new OrderBook();
+  return {
+    name: 'OrderBook.applyLevels + forEachLevel',
+    load: (s) => (book = OrderBook.fromSnapshot(s)),
+    apply: (f) => void book.applyLevels(f.bids, f.asks),
     best: () => book.bestBid()! + book.bestAsk()!,
     top10: (cb) => {
       book.forEachLevel('bid', 10, cb);
@@ -257,7 +274,7 @@ export const noopBook: AdapterFactory = () => ({
 });
 
 /** The books measured by default (the baseline is always run too). */
-export const ADAPTERS: AdapterFactory[] = [orderBookWire, orderBookNumbers, classicArrayBook];
+export const ADAPTERS: AdapterFactory[] = [orderBookWire, orderBookNumbers, orderBookCallbacks, classicArrayBook];
 
 /** Frames travel as JSON text in chunks, decoded just before their timed pass (as a live feed would). */
 type Chunks = string[];

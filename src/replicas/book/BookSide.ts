@@ -9,62 +9,33 @@
  *   index, not a search), and a {@link SortedLevels} store holds the deeper ones. Every deep
  *   key is below the window. The window follows the market: a level above it raises it
  *   (the levels that fall out go to the top end of the deep store), and when its best sinks
- *   into its lowest quarter it is lowered (pulling deep levels back in);
+ *   into its lowest quarter it is lowered (pulling deep levels back in). On top of both, a
+ *   {@link TopCache} keeps the best levels in rank order (as many as reads ask for), so
+ *   top-N reads are indexing;
  * - the exact path ({@link SortedBigLevels}), from the moment a value exceeds 2^53 - 1. A
  *   side never goes back to numbers (a resync builds a new book).
  */
 import { UINT64_MAX, type PriceLevel, type Side } from '../../protocol';
+import type { BigLevelCallback, BookSideReader, BookTopView, LevelCallback } from './BookSideReader';
 import { PriceWindow } from './PriceWindow';
 import { SortedBigLevels } from './SortedBigLevels';
 import { SortedLevels } from './SortedLevels';
+import { SHORT, SIZE_ONLY, TopCache, small } from './TopCache';
+import { TopView } from './TopView';
+import { levelBelow } from './levelWalk';
+import { lowerWindow, raiseWindow } from './windowMoves';
 import * as reads from './sideReads';
-import type { BigLevelCallback, LevelCallback } from './sideReads';
 
-export type { BigLevelCallback, LevelCallback } from './sideReads';
+export type { BigLevelCallback, BookSideReader, BookTopView, LevelCallback } from './BookSideReader';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
-/**
- * Read access to one side of a live book, best level first (index 0). The object is the
- * same for the book's whole life and reads the current levels: keep it, do not copy it.
- * Number-path reads allocate nothing per read: `forEach` walks the levels; `priceAt(i)` /
- * `sizeAt(i)` read a cache of the best levels in rank order, rebuilt once after each change
- * (so reading ranks 0..n-1 after an update costs one walk of n levels). Number accessors
- * throw `BookPrecisionError` for a value above 2^53 - 1 (never a rounded value); the
- * `...Big` accessors always work.
- *
- * @example
- * const asks = book.asks;                       // keep it: it is live
- * for (let i = 0; i < Math.min(5, asks.length); i++) quote(asks.priceAt(i), asks.sizeAt(i));
- */
-export interface BookSideReader {
-  /** `'bid'` or `'ask'`. */
-  readonly side: Side;
-  /** Number of levels presented. */
-  readonly length: number;
-  /** True once this side holds a value above 2^53 - 1 (number reads may then throw). */
-  readonly isBigint: boolean;
-  /** True when the snapshot held the whole depth limit: levels beyond `boundaryPrice` are unknown. */
-  readonly isTruncated: boolean;
-  /** The deepest price the snapshot covered when truncated, else undefined. */
-  readonly boundaryPrice: bigint | undefined;
-  /** Price of the i-th best level. @throws RangeError when `i` is out of range. */
-  priceAt(i: number): number;
-  /** Size of the i-th best level. @throws RangeError when `i` is out of range. */
-  sizeAt(i: number): number;
-  priceAtBig(i: number): bigint;
-  sizeAtBig(i: number): bigint;
-  /** The i-th best level in wire form (allocates). */
-  levelAt(i: number): PriceLevel;
-  /** Calls `cb` for the best `n` levels (fewer if the side is shorter); returns how many. */
-  forEach(n: number, cb: LevelCallback): number;
-  forEachBig(n: number, cb: BigLevelCallback): number;
-}
-
-/** Options of a side's price window. */
+/** Options of a side's storage. */
 export interface BookSideOptions {
   /** Ticks the window spans: a power of two, 64 or more. */
   windowTicks: number;
+  /** Most levels kept in rank order (the {@link TopCache}), 1 or more. */
+  topLevels: number;
 }
 
 /** The storage of one side. Mutators are for `OrderBook` only; the public face is {@link BookSideReader}. */
@@ -81,6 +52,15 @@ export class BookSide implements BookSideReader {
   boundaryKey = 0;
   /** Same for the exact path. */
   bBoundaryKey = 0n;
+  /** The best levels in rank order, kept exact on every change (number path; empty on the exact path). */
+  readonly top: TopCache;
+  /**
+   * Changes at keys below this cannot reach the top cache: +Infinity while it keeps nothing,
+   * -1 while it holds the whole side, else the key of its last entry. One compare per change.
+   */
+  topFloor = Infinity;
+  /** The view `topView` returns, reused. */
+  readonly view: TopView;
   /** Incremented by every change: invalidates the rank cache. */
   mutations = 0;
   /** Rank cache of the number path (see sideReads.ts): valid while `mutations` equals `cacheMutations`. */
@@ -101,6 +81,8 @@ export class BookSide implements BookSideReader {
     this.target = ((opts.windowTicks * 3) >>> 2) - 1;
     this.lowWater = opts.windowTicks >>> 2;
     this.exact = new SortedBigLevels(0);
+    this.top = new TopCache(opts.topLevels, this.isBid);
+    this.view = new TopView(side);
   }
 
   // ---- keys ----
@@ -165,7 +147,8 @@ export class BookSide implements BookSideReader {
     if (big) this.dropNumberPath();
     else {
       this.win.reset(0);
-      this.recenter();
+      lowerWindow(this.win, this.deep, this.target);
+      reads.fillTop(this);
     }
     this.mutations++;
   }
@@ -174,6 +157,8 @@ export class BookSide implements BookSideReader {
   private dropNumberPath(): void {
     this.deep = new SortedLevels(0);
     this.win = new PriceWindow(64);
+    this.top.drop();
+    this.topFloor = Infinity;
   }
 
   /** Marks the side as truncated at `price`, the deepest price the snapshot covered. */
@@ -206,8 +191,8 @@ export class BookSide implements BookSideReader {
   // ---- mutation ----
 
   /**
-   * Sets a level's absolute size (0 removes it); returns the size it had (0 when absent), so
-   * a caller can undo. Number path only; values are safe integers.
+   * Sets a level's absolute size (0 removes it) and keeps the top cache exact; returns the
+   * size the level had (0 when absent). Number path only; values are safe integers.
    */
   set(price: number, size: number): number {
     const k = this.isBid ? price : MAX_SAFE - price;
@@ -216,67 +201,42 @@ export class BookSide implements BookSideReader {
     let old = 0;
     if (slot >= 0 && slot < win.size) {
       old = win.set(slot, size);
-      if (size === 0 && old !== 0 && win.top < this.lowWater) this.recenter();
+      if (size === 0 && old !== 0 && win.top < this.lowWater) lowerWindow(this.win, this.deep, this.target);
     } else if (slot < 0 && win.count > 0) {
-      old = this.deep.set(k, size);
+      // `base + slot` (= k) rather than `k`: with `k` handed to a call, the optimizing compiler
+      // was seen boxing an ask's key (a double above 2^31) where it is computed, on every call.
+      old = this.deep.set(win.base + slot, size);
     } else if (size !== 0) {
       // Above the window, or the side is empty (an empty window means an empty side).
-      this.raiseTo(k);
+      raiseWindow(win, this.deep, slot, this.target);
       win.set(k - win.base, size);
     }
     this.mutations++;
+    // `small`: passed on as a small integer, not as a double the call would box.
+    if (k >= this.topFloor && old !== size) this.touchTop(small(price), size, old);
     return old;
+  }
+
+  /** Brings the top cache up to date with a change that reaches it. */
+  private touchTop(price: number, size: number, old: number): void {
+    const top = this.top;
+    const moved = top.update(price, size, old);
+    if (moved === SIZE_ONLY) return;
+    // A removal emptied the last slot of a full cache: the side's next level, if any, fills it.
+    if (moved === SHORT && this.n >= top.cap) levelBelow(this, top.refillBelow, top);
+    this.syncTopFloor();
+  }
+
+  /** Recomputes {@link topFloor} after the top cache changed. */
+  syncTopFloor(): void {
+    const top = this.top;
+    this.topFloor = top.cap === 0 ? Infinity : top.n < top.cap ? -1 : this.keyOf(top.prices[top.cap - 1]!);
   }
 
   /** Sets a level's absolute size (0n removes it). Exact path only. */
   setBig(price: bigint, size: bigint): void {
     this.exact.set(this.bigKeyOf(price), size);
     this.mutations++;
-  }
-
-  /** Moves the window so that key `k` (above it, or anywhere when it is empty) sits at the target slot. */
-  private raiseTo(k: number): void {
-    const win = this.win;
-    if (win.count === 0) {
-      win.reset(k - this.target);
-      return;
-    }
-    // A multiple of 32 keeps the bitset's words aligned.
-    const shift = Math.ceil((k - this.target - win.base) / 32) * 32;
-    // The slots that fall below the new base are better than every deep level: append them.
-    const end = Math.min(shift, win.size);
-    let moved = 0;
-    for (let s = win.atOrAbove(0, end); s >= 0; s = win.atOrAbove(s + 1, end)) {
-      this.deep.pushTop(win.base + s, win.sizes[s]!);
-      moved++;
-    }
-    if (moved === win.count) {
-      // Not `k - target`: the new base must stay above every level just spilled.
-      win.reset(win.base + shift);
-    } else {
-      win.count -= moved;
-      win.shiftUp(shift);
-    }
-  }
-
-  /** Lowers the window so its best sits near the target slot, pulling deep levels back in. */
-  private recenter(): void {
-    const win = this.win;
-    const deep = this.deep;
-    if (win.count === 0) {
-      if (deep.n === 0) return;
-      win.reset(deep.keys[deep.n - 1]! - this.target);
-    } else {
-      const shift = ((this.target - win.top) >>> 5) << 5;
-      if (shift === 0) return;
-      win.shiftDown(shift);
-    }
-    const base = win.base;
-    const keys = deep.keys;
-    while (deep.n > 0 && keys[deep.n - 1]! >= base) {
-      const j = --deep.n;
-      win.set(keys[j]! - base, deep.sizes[j]!);
-    }
   }
 
   // ---- integrity ----
@@ -336,6 +296,16 @@ export class BookSide implements BookSideReader {
 
   forEachBig(n: number, cb: BigLevelCallback): number {
     return reads.forEachBig(this, n, cb);
+  }
+
+  topView(n: number): BookTopView {
+    const top = this.top;
+    // The hot case in two compares: no more levels than the top cache holds.
+    if (n >>> 0 === n && n <= top.n) {
+      this.view.show(top.prices, top.sizes, n);
+      return this.view;
+    }
+    return reads.topView(this, n);
   }
 
   /** The best `depth` levels in wire form, best first (allocates). */

@@ -7,7 +7,8 @@
  * - Fast: per side, a window of ticks around the best price indexed directly (setting a level
  *   there is an index, not a search) over sorted typed arrays for the deeper levels (see
  *   `BookSide`); best bid/ask are O(1); top-N reads allocate nothing per read
- *   (`forEachLevel`, the `bids`/`asks` readers).
+ *   (`topView`, `forEachLevel`, the `bids`/`asks` readers): once read, the best levels are
+ *   kept in rank order on every change, so reading them again is indexing.
  * - The 500-level rule (streaming-protocol.md section 5): a snapshot side that held
  *   `depthLimit` levels is truncated at its deepest price (the boundary). Only levels the
  *   snapshot covered or an update set are ever stored, so nothing beyond the boundary is
@@ -17,39 +18,22 @@
  *   unknown: the next consistency check throws `ReplicaIntegrityError` so the replica resyncs.
  * - A crossed or locked book after an update throws `ReplicaIntegrityError` (resync).
  */
-import { InvalidParameterError } from '../../errors';
 import { ReplicaIntegrityError } from '../Reducer';
 import type { PriceLevel, Side } from '../../protocol';
-import { BookSide, type BigLevelCallback, type BookSideReader, type LevelCallback } from './BookSide';
+import { BookSide, type BigLevelCallback, type BookSideReader, type BookTopView, type LevelCallback } from './BookSide';
 import { toExactNumber } from './BookPrecisionError';
 import { FrameApplier } from './FrameApplier';
 import { isUint64Bigint } from './parseUint';
 import { loadSide } from './loadSide';
+import { resolveBookOptions, type OrderBookOptions } from './OrderBookOptions';
+
+export type { OrderBookOptions } from './OrderBookOptions';
 
 /** Both sides of a book in wire form, best first. */
 export interface BookLevels {
   bids: PriceLevel[];
   asks: PriceLevel[];
 }
-
-/** Options of {@link OrderBook}. */
-export interface OrderBookOptions {
-  /**
-   * Levels per side the snapshot was requested with. A snapshot side holding at least this
-   * many levels is treated as truncated at its deepest price.
-   * @default 500
-   */
-  depthLimit?: number;
-  /**
-   * Ticks spanned by each side's price window, the part of the book kept indexed by tick
-   * near the best price (updates there cost an index, deeper ones a search). A power of two
-   * from 64 to 2^20; each side allocates 8 bytes per tick.
-   * @default 4096
-   */
-  windowTicks?: number;
-}
-
-const DEFAULTS: Required<OrderBookOptions> = { depthLimit: 500, windowTicks: 4096 };
 
 /**
  * A live order book. Mutated in place by `applyLevels`; every read sees the current state.
@@ -58,6 +42,8 @@ const DEFAULTS: Required<OrderBookOptions> = { depthLimit: 500, windowTicks: 409
  * const book = OrderBook.fromSnapshot(snapshotData);          // { bids, asks } best first
  * book.applyLevels(update.bids, update.asks);                 // absolute sizes, "0" removes
  * const bid = book.bestBid(), ask = book.bestAsk();           // numbers, O(1)
+ * const asks = book.topView('ask', 10);                       // no allocation, no callback
+ * for (let i = 0; i < asks.length; i++) use(asks.prices[i], asks.sizes[i]);
  * book.forEachLevel('ask', 10, (price, size, i) => { ... });  // no allocation
  */
 export class OrderBook {
@@ -70,21 +56,13 @@ export class OrderBook {
 
   /**
    * An empty book that covers both whole sides (nothing truncated).
-   * @throws InvalidParameterError when `windowTicks` is not a power of two from 64 to 2^20, or
-   *   `depthLimit` is not a positive integer (or Infinity).
+   * @throws InvalidParameterError when an option is out of range (see {@link OrderBookOptions}).
    */
   constructor(opts: OrderBookOptions = {}) {
-    this.options = { ...DEFAULTS, ...withoutUndefined(opts) };
-    const w = this.options.windowTicks;
-    if (!(Number.isInteger(w) && w >= 64 && w <= 1 << 20 && (w & (w - 1)) === 0)) {
-      throw new InvalidParameterError(`windowTicks must be a power of two from 64 to 1048576, got ${w}`, { param: 'windowTicks' });
-    }
-    const d = this.options.depthLimit;
-    if (!(d >= 1 && (Number.isInteger(d) || d === Infinity))) {
-      throw new InvalidParameterError(`depthLimit must be a positive integer or Infinity, got ${d}`, { param: 'depthLimit' });
-    }
-    this.b = new BookSide('bid', { windowTicks: w });
-    this.a = new BookSide('ask', { windowTicks: w });
+    this.options = resolveBookOptions(opts);
+    const sideOpts = { windowTicks: this.options.windowTicks, topLevels: this.options.topLevels };
+    this.b = new BookSide('bid', sideOpts);
+    this.a = new BookSide('ask', sideOpts);
     this.frames = new FrameApplier(this.b, this.a);
   }
 
@@ -294,6 +272,21 @@ export class OrderBook {
     return (side === 'bid' ? this.b : this.a).forEach(n, cb);
   }
 
+  /**
+   * The best `n` levels of a side (fewer when it holds fewer) as a reused view, the fastest
+   * read: `prices[i]` / `sizes[i]` for `i < length`, best first. One object per side, refreshed
+   * by each call and valid until the book next changes. Within `topLevels` it shows the
+   * book's own rank-ordered arrays (nothing is copied); beyond, it fills arrays of its own.
+   * @throws BookPrecisionError when one of those levels holds a value above 2^53 - 1 (use
+   *   {@link forEachLevelBig}).
+   * @example
+   * const bids = book.topView('bid', 10);
+   * for (let i = 0; i < bids.length; i++) total += bids.prices[i] * bids.sizes[i];
+   */
+  topView(side: Side, n: number): BookTopView {
+    return (side === 'bid' ? this.b : this.a).topView(n);
+  }
+
   /** {@link forEachLevel} with exact bigint values. */
   forEachLevelBig(side: Side, n: number, cb: BigLevelCallback): number {
     return (side === 'bid' ? this.b : this.a).forEachBig(n, cb);
@@ -314,9 +307,3 @@ export class OrderBook {
 }
 
 const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
-
-function withoutUndefined<T extends object>(o: T): Partial<T> {
-  const out: Partial<T> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  return out;
-}

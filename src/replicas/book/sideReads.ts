@@ -1,16 +1,17 @@
 /**
- * Reads of one side, best level first (rank 0), on both representations. `forEach` walks the
- * window's bitset then the deep store and allocates nothing. Rank reads (`priceAt(i)`) of
- * window levels go through a small cache of the best levels in rank order, rebuilt after a
- * change (it allocates only when it must grow); deep levels are indexed directly.
+ * Reads of one side, best level first (rank 0), on both representations.
+ *
+ * Number path: reads of up to `topLevels` levels go through the side's {@link TopCache}
+ * (kept exact on every change, grown to the deepest such read): plain indexing. Deeper
+ * reads walk the window's bitset then the deep store (allocating nothing), except rank
+ * reads (`priceAt(i)`) of window levels beyond the top cache, which go through a rank cache
+ * rebuilt after a change (it allocates only when it must grow); deep levels are indexed
+ * directly. Exact path: the sorted bigint store is indexed directly.
  */
 import type { BookSide } from './BookSide';
+import type { BigLevelCallback, BookTopView, LevelCallback } from './BookSideReader';
 import { toExactNumber } from './BookPrecisionError';
-
-/** Callback of the number read path: price in ticks, size in base lots, `i` = 0 for the best level. */
-export type LevelCallback = (price: number, size: number, i: number) => void;
-/** Callback of the exact read path. */
-export type BigLevelCallback = (price: bigint, size: bigint, i: number) => void;
+import { fillLevels, walkLevels } from './levelWalk';
 
 function checkRank(side: BookSide, i: number): void {
   const n = side.n;
@@ -18,15 +19,51 @@ function checkRank(side: BookSide, i: number): void {
 }
 
 /** How many levels a read of `n` visits. */
-function countOf(side: BookSide, n: number): number {
+export function countOf(side: BookSide, n: number): number {
   const len = side.n;
   return n >= len ? len : n > 0 ? Math.floor(n) : 0;
 }
 
+// ---- the top cache ----
+
+/**
+ * Makes the top cache of a number-path side keep at least `count` levels when `count` is
+ * within its limit, growing to twice what it kept at least (so reading rank after rank
+ * settles fast); false when `count` is beyond the limit.
+ */
+export function keepTop(side: BookSide, count: number): boolean {
+  const top = side.top;
+  if (count <= top.cap) return true;
+  if (count > top.limit) return false;
+  const twice = 2 * top.cap;
+  top.resize(Math.min(top.limit, count > twice ? count : twice));
+  fillTop(side);
+  return true;
+}
+
+/** Refills the top cache of a number-path side from its levels (after a resize or a load). */
+export function fillTop(side: BookSide): void {
+  const top = side.top;
+  top.n = fillLevels(side, top.cap, top.prices, top.sizes);
+  side.syncTopFloor();
+}
+
+/** The reused view of the best `n` levels (see `BookSideReader.topView`). */
+export function topView(side: BookSide, n: number): BookTopView {
+  const view = side.view;
+  const count = countOf(side, n);
+  const top = side.top;
+  if (count <= top.n || (!side.big && keepTop(side, count))) view.show(top.prices, top.sizes, count);
+  else view.fill(side, count);
+  return view;
+}
+
+// ---- rank reads beyond the top cache ----
+
 /**
  * Makes the rank cache hold at least the best `i + 1` window levels: keys and sizes in rank
  * order, rebuilt after a change. It grows by doubling, so reading every rank in order costs
- * O(1) per level, and reading the top few after each update costs one walk of them.
+ * O(1) per level, and reading a few ranks after each update costs one walk of them.
  */
 function cacheRank(side: BookSide, i: number): void {
   const valid = side.cacheMutations === side.mutations;
@@ -56,7 +93,7 @@ function cacheRank(side: BookSide, i: number): void {
   side.cacheMutations = side.mutations;
 }
 
-/** Number-path key of rank `i`. */
+/** Number-path key of rank `i` (valid) beyond the top cache's limit. */
 function keyAt(side: BookSide, i: number): number {
   const win = side.win;
   if (i < win.count) {
@@ -67,7 +104,7 @@ function keyAt(side: BookSide, i: number): number {
   return deep.keys[deep.n - 1 - (i - win.count)]!;
 }
 
-/** Number-path size of rank `i`. */
+/** Number-path size of rank `i` (valid) beyond the top cache's limit. */
 function sizeOfRank(side: BookSide, i: number): number {
   const win = side.win;
   if (i < win.count) {
@@ -78,13 +115,14 @@ function sizeOfRank(side: BookSide, i: number): number {
   return deep.sizes[deep.n - 1 - (i - win.count)]!;
 }
 
-/** True when rank `i` can be read from the rank cache as it is. */
-function cached(side: BookSide, i: number): boolean {
-  return (i | 0) === i && i >= 0 && i < side.cacheLength && side.cacheMutations === side.mutations;
+/** True when rank `i` is a valid index of a number-path side within the top cache's limit (then kept). */
+function inTop(side: BookSide, i: number): boolean {
+  // `i >>> 0 === i`: a non-negative integer below 2^32. The cache is empty on the exact path.
+  return i >>> 0 === i && (i < side.top.n || (i < side.n && !side.big && keepTop(side, i + 1)));
 }
 
 export function priceAt(side: BookSide, i: number): number {
-  if (cached(side, i)) return side.keyOf(side.cacheKeys[i]!);
+  if (inTop(side, i)) return side.top.prices[i]!;
   checkRank(side, i);
   if (!side.big) return side.keyOf(keyAt(side, i));
   const ex = side.exact;
@@ -92,7 +130,7 @@ export function priceAt(side: BookSide, i: number): number {
 }
 
 export function sizeAt(side: BookSide, i: number): number {
-  if (cached(side, i)) return side.cacheSizes[i]!;
+  if (inTop(side, i)) return side.top.sizes[i]!;
   checkRank(side, i);
   if (!side.big) return sizeOfRank(side, i);
   const ex = side.exact;
@@ -100,22 +138,31 @@ export function sizeAt(side: BookSide, i: number): number {
 }
 
 export function priceAtBig(side: BookSide, i: number): bigint {
+  if (!side.big) return BigInt(priceAt(side, i));
   checkRank(side, i);
-  if (!side.big) return BigInt(side.keyOf(keyAt(side, i)));
   const ex = side.exact;
   return side.bigKeyOf(ex.keys[ex.n - 1 - i]!);
 }
 
 export function sizeAtBig(side: BookSide, i: number): bigint {
+  if (!side.big) return BigInt(sizeAt(side, i));
   checkRank(side, i);
-  if (!side.big) return BigInt(sizeOfRank(side, i));
   const ex = side.exact;
   return ex.sizes[ex.n - 1 - i]!;
 }
 
+// ---- callbacks ----
+
 /** Calls `cb` for the best `n` levels; returns how many. */
 export function forEach(side: BookSide, n: number, cb: LevelCallback): number {
   const count = countOf(side, n);
+  const top = side.top;
+  if (count <= top.n || (!side.big && keepTop(side, count))) {
+    const prices = top.prices;
+    const sizes = top.sizes;
+    for (let i = 0; i < count; i++) cb(prices[i]!, sizes[i]!, i);
+    return count;
+  }
   if (side.big) {
     const ex = side.exact;
     for (let i = 0; i < count; i++) {
@@ -124,32 +171,7 @@ export function forEach(side: BookSide, n: number, cb: LevelCallback): number {
     }
     return count;
   }
-  let i = 0;
-  const win = side.win;
-  if (count > 0 && win.count > 0) {
-    // Walk the occupancy bitset down from the best slot, one word at a time.
-    const sizes = win.sizes;
-    const occ = win.occ;
-    const base = win.base;
-    const top = win.top;
-    let w = top >>> 5;
-    // Bits at or below the top's bit (the top is the highest set bit anyway).
-    let bits = occ[w]!;
-    for (;;) {
-      while (bits === 0) {
-        if (--w < 0) break;
-        bits = occ[w]!;
-      }
-      if (w < 0) break;
-      const b = 31 - Math.clz32(bits);
-      bits ^= 1 << b;
-      const slot = (w << 5) | b;
-      cb(side.keyOf(base + slot), sizes[slot]!, i);
-      if (++i === count) return count;
-    }
-  }
-  const deep = side.deep;
-  for (let j = deep.n - 1; i < count; i++, j--) cb(side.keyOf(deep.keys[j]!), deep.sizes[j]!, i);
+  walkLevels(side, count, cb);
   return count;
 }
 

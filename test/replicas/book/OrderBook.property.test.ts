@@ -22,6 +22,8 @@ const midArb = fc.oneof(
 );
 /** Small windows make the window move and the deep store fill; 4096 is the default. */
 const windowArb = fc.constantFrom(64, 128, 4096);
+/** Small top caches fill up, drop levels off their end and refill from the window or the deep store. */
+const topLevelsArb = fc.constantFrom(1, 2, 3, 5, 16);
 const sizeArb = fc.oneof(
   { weight: 30, arbitrary: fc.bigInt(1n, 1_000n) },
   { weight: 1, arbitrary: fc.bigInt(TWO_53 - 3n, TWO_53 + 3n) },
@@ -82,6 +84,17 @@ function expectSame(book: OrderBook, model: BookModel): void {
       book.forEachLevel(side, 4, (p, s) => nums.push(p, s));
       expect(nums).toEqual(levels.slice(0, 4).flatMap(([p, s]) => [Number(p), Number(s)]));
     }
+    // The view at several depths: within the top cache's limit, at it and beyond it.
+    for (const n of [1, 3, 6, 20]) {
+      const want = levels.slice(0, n);
+      if (want.some(([p, s]) => p > MAX_SAFE || s > MAX_SAFE)) {
+        expect(() => book.topView(side, n)).toThrow(BookPrecisionError);
+        continue;
+      }
+      const view = book.topView(side, n);
+      expect(view.length).toBe(want.length);
+      for (let i = 0; i < view.length; i++) expect([view.prices[i], view.sizes[i]]).toEqual([Number(want[i]![0]), Number(want[i]![1])]);
+    }
   }
 }
 
@@ -92,14 +105,15 @@ describe('OrderBook against the model', () => {
         midArb,
         fc.integer({ min: 1, max: 10 }),
         windowArb,
+        topLevelsArb,
         sideLevelsArb,
         sideLevelsArb,
         fc.array(frameArb, { maxLength: 25 }),
-        (mid, depthLimit, windowTicks, bids, asks, frames) => {
+        (mid, depthLimit, windowTicks, topLevels, bids, asks, frames) => {
           const model = new BookModel(depthLimit);
           for (const l of bids) model.truth.bid.set(priceOf(mid, 'bid', l.off), l.size);
           for (const l of asks) model.truth.ask.set(priceOf(mid, 'ask', l.off), l.size);
-          let book = OrderBook.fromSnapshot(model.takeSnapshot(), { depthLimit, windowTicks });
+          let book = OrderBook.fromSnapshot(model.takeSnapshot(), { depthLimit, windowTicks, topLevels });
           expectSame(book, model);
           for (const frame of frames) {
             const changes = resolve(model, mid, frame);
@@ -109,7 +123,7 @@ describe('OrderBook against the model', () => {
             if (model.lostBest('bid') || model.lostBest('ask')) {
               expect(() => book.applyLevels(data.bids, data.asks)).toThrow(ReplicaIntegrityError);
               // What StreamSync does: a new book from a fresh snapshot.
-              book = OrderBook.fromSnapshot(model.takeSnapshot(), { depthLimit, windowTicks });
+              book = OrderBook.fromSnapshot(model.takeSnapshot(), { depthLimit, windowTicks, topLevels });
             } else {
               expect(book.applyLevels(data.bids, data.asks)).toBe(book);
               expect(book.version).toBe(version + 1);

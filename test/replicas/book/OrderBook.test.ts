@@ -121,7 +121,7 @@ describe('OrderBook: integrity', () => {
     expect(book.bids.isBigint).toBe(false);
   });
 
-  it('an undo restores inserts, removals and new sizes, on both sides, window and deep store', () => {
+  it('a frame with an invalid value changes nothing: inserts, removals, new sizes, both sides, window and deep store', () => {
     const base = { bids: [L(100, 5), L(99, 6), L(40, 1)], asks: [L(101, 1), L(103, 2), L(900, 3)] };
     const book = OrderBook.fromSnapshot(base, { windowTicks: 64 });
     const bad = L(1, 'x');

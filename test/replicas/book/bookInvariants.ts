@@ -2,7 +2,30 @@
 import type { OrderBook } from '../../../src/replicas/book';
 import type { BookSide } from '../../../src/replicas/book/BookSide';
 
+/** The top cache must hold the side's best min(cap, n) levels, in rank order. */
+function checkTopCache(s: BookSide): void {
+  const top = s.top;
+  if (s.big) {
+    if (top.n !== 0) throw new Error(`${s.side}: top cache holds ${top.n} levels on the exact path`);
+    return;
+  }
+  if (top.n !== Math.min(top.cap, s.n)) throw new Error(`${s.side}: top cache holds ${top.n} levels, keeps ${top.cap}, the side has ${s.n}`);
+  const levels: [number, number][] = [];
+  const win = s.win;
+  for (let slot = win.size - 1; slot >= 0 && levels.length < top.n; slot--) if (win.sizes[slot] !== 0) levels.push([s.keyOf(win.base + slot), win.sizes[slot]!]);
+  for (let j = s.deep.n - 1; j >= 0 && levels.length < top.n; j--) levels.push([s.keyOf(s.deep.keys[j]!), s.deep.sizes[j]!]);
+  levels.forEach(([p, size], i) => {
+    if (top.prices[i] !== p || top.sizes[i] !== size) {
+      throw new Error(`${s.side}: top cache rank ${i} is ${top.prices[i]}@${top.sizes[i]}, the book holds ${p}@${size}`);
+    }
+  });
+  // The one compare that lets a change skip the cache must match what the cache holds.
+  const floor = top.cap === 0 ? Infinity : top.n < top.cap ? -1 : s.keyOf(top.prices[top.cap - 1]!);
+  if (s.topFloor !== floor) throw new Error(`${s.side}: top floor ${s.topFloor}, expected ${floor}`);
+}
+
 function checkSide(s: BookSide): void {
+  checkTopCache(s);
   if (s.big) {
     const ex = s.exact;
     for (let j = 1; j < ex.n; j++) if (!(ex.keys[j - 1]! < ex.keys[j]!)) throw new Error(`${s.side}: exact keys not ascending at ${j}`);
