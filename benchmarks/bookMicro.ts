@@ -33,6 +33,7 @@
 import { pathToFileURL } from 'node:url';
 import { OrderBook } from '../src/replicas/book';
 import type { PriceLevel } from '../src/protocol';
+import { seededRandom } from './lib/rng';
 
 /** A snapshot in wire form, best first. */
 export interface BenchSnapshot {
@@ -72,18 +73,6 @@ const CHUNK = 250;
 const MEMORY_LEVELS = 10_000;
 const MEMORY_BOOKS = 8;
 
-/** mulberry32: small, fast, seeded. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const lvl = (price: number, size: number, base: bigint): PriceLevel => ({
   price_ticks: String(base + BigInt(price)),
   size_base_lots: String(size),
@@ -91,7 +80,7 @@ const lvl = (price: number, size: number, base: bigint): PriceLevel => ({
 
 /** A book of `levels` a side around 1,000,000 ticks (prices offset by `base`) and a delta stream over it. */
 export function makeStream(levels: number, frames: number, seed: number, base = 0n): { snapshot: BenchSnapshot; frames: BenchFrame[] } {
-  const rand = rng(seed);
+  const rand = seededRandom(seed);
   const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo)); // [lo, hi)
   // Model: per side, prices best first and sizes by price.
   const side: [number[], number[]] = [[], []];
