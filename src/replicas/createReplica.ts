@@ -34,8 +34,7 @@ export type EventReplicaFullOptions = StreamSyncOptions & EventReducerOptions & 
 export function checkScope(channel: ChannelName, scope: Scope): Scope {
   const result = validateScope(channel, scope as Record<string, unknown>);
   if (!result.ok) {
-    const param = /^(\w+)/.exec(result.message)?.[1] ?? 'scope';
-    throw new InvalidParameterError(result.message, { param, channel });
+    throw new InvalidParameterError(result.message, { param: result.key, channel });
   }
   return result.scope;
 }

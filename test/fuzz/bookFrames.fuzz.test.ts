@@ -6,10 +6,11 @@
  * model book level by level.
  */
 import fc from 'fast-check';
-import { filter, firstValueFrom, Observable, timeout, type Subscription } from 'rxjs';
+import { filter, firstValueFrom, timeout, type Subscription } from 'rxjs';
 import { ExchangeClient, type ExchangeReplicaError, type OrderBook, type PriceLevel, type ReplicaState } from '../../src';
 import { HttpStub } from '../helpers/httpStub';
 import { WsTestServer, type ServerConnection } from '../helpers/wsTestServer';
+import { frameBarrier } from './frameBarrier';
 
 jest.setTimeout(60_000);
 
@@ -101,16 +102,7 @@ describe('book frame fuzzing', () => {
 
   /** Resolves once the client processed everything sent before (an unsolicited pong is the marker). */
   async function barrier(n: number): Promise<void> {
-    const requestId = `book-barrier-${n}`;
-    const got = firstValueFrom(
-      new Observable<void>((s) => {
-        const on = (text: string) => text.includes(`"${requestId}"`) && s.next();
-        client.connection.on('message', on);
-        return () => client.connection.off('message', on);
-      }).pipe(timeout(5000)),
-    );
-    conn.send({ type: 'pong', request_id: requestId, timestamp_ns: TS });
-    await got;
+    await frameBarrier(client, conn, `book-barrier-${n}`, TS);
   }
 
   test('invalid book updates: surfaced, resynced, then exact', async () => {

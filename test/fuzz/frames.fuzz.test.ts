@@ -7,10 +7,11 @@
  * valid stream goes on the replica is exactly the model's state.
  */
 import fc from 'fast-check';
-import { filter, firstValueFrom, Observable, timeout, type Subscription } from 'rxjs';
+import { filter, firstValueFrom, timeout, type Subscription } from 'rxjs';
 import { ExchangeClient, ExchangeReplicaError, type Bbo, type ReplicaState } from '../../src';
 import { HttpStub } from '../helpers/httpStub';
 import { WsTestServer, type ServerConnection } from '../helpers/wsTestServer';
+import { frameBarrier } from './frameBarrier';
 
 jest.setTimeout(60_000);
 
@@ -179,16 +180,6 @@ describe('frame fuzzing', () => {
 
   /** Resolves when the client got a pong for a ping sent now (frames before it were processed). */
   async function barrier(): Promise<void> {
-    const n = conn.framesOf('ping').length;
-    const requestId = `barrier-${n}`;
-    const got = firstValueFrom(
-      new Observable<void>((s) => {
-        const on = (text: string) => text.includes(`"${requestId}"`) && s.next();
-        client.connection.on('message', on);
-        return () => client.connection.off('message', on);
-      }).pipe(timeout(5000)),
-    );
-    conn.send({ type: 'pong', request_id: requestId, timestamp_ns: TS });
-    await got;
+    await frameBarrier(client, conn, `barrier-${conn.framesOf('ping').length}`, TS);
   }
 });
