@@ -60,9 +60,13 @@ test('every kind of fault: events exactly once or gap-marked, states exact', asy
   await checkpoint('resync_required');
 
   c = counts();
+  // The event streams may be quiet for longer than the 1 s liveness window, and a liveness
+  // resync absorbs their gap before any update shows the jump: the busy perp book is the
+  // stream whose jump is always seen; the event streams' gaps must still end exact.
+  sim.faults.skipSilently(streamKey('book', { market_id: 0, is_perps: true }), 2);
   sim.faults.skipSilently(tradesSpot, 2);
   sim.faults.skipSilently(fills1, 1);
-  await resynced('seq_jump', c.seq_jump + 1, 'silent seq gap');
+  await resynced('seq_jump', c.seq_jump, 'silent seq gap');
   await checkpoint('silent seq gap');
 
   c = counts();
