@@ -13,5 +13,6 @@ export * from './channels';
 export * from './frames';
 export * from './validate';
 export * from './decode';
+export * from './frameSubscriptionId';
 export * from './fastDecode';
 export * from './fastDecodeSnapshot';

@@ -2,15 +2,14 @@
  * The contract every channel reducer fulfils. The sync algorithm (StreamSync) is written
  * once and drives any reducer: it builds a state from a REST snapshot, then folds updates.
  */
+import { ExchangeReplicaError, type ErrorContext } from '../errors';
 import type { ChannelName, Scope } from '../protocol';
 import type { LoadedSnapshot, SnapshotRequest } from './SnapshotFetcher';
 
 /** Thrown by `apply` when an update would make the replica wrong (e.g. a crossed book): the replica resyncs. */
-export class ReplicaIntegrityError extends Error {
-  readonly code = 'ERR_REPLICA_INTEGRITY';
-  constructor(message: string) {
-    super(message);
-    this.name = 'ReplicaIntegrityError';
+export class ReplicaIntegrityError extends ExchangeReplicaError {
+  constructor(message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
+    super('ERR_REPLICA_INTEGRITY', message, context, options);
   }
 }
 

@@ -21,3 +21,19 @@ export class SnapshotBehindError extends ExchangeReplicaError {
     this.firstBufferedSeq = firstBufferedSeq;
   }
 }
+
+/**
+ * The snapshot is ahead of the stream: its sequence S stayed above every update the stream
+ * delivered for longer than `snapshotAheadMs` (a server whose REST and feed disagree, or a
+ * numbering that restarted). The replica is not shown as live meanwhile; a new snapshot is
+ * fetched with backoff.
+ */
+export class SnapshotAheadError extends ExchangeReplicaError {
+  readonly snapshotSequence: bigint;
+  readonly streamSeq: bigint;
+  constructor(snapshotSequence: bigint, streamSeq: bigint, waitedMs: number, context: ErrorContext = {}) {
+    super('ERR_SNAPSHOT_AHEAD', `snapshot sequence ${snapshotSequence} is ahead of the stream (newest seq ${streamSeq}) and the stream did not catch up within ${waitedMs} ms: fetching a new snapshot`, context);
+    this.snapshotSequence = snapshotSequence;
+    this.streamSeq = streamSeq;
+  }
+}

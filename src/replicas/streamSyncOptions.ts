@@ -20,7 +20,7 @@ export interface StreamSyncConfig<S> {
 }
 
 /** What started a resync. */
-export const RESYNC_TRIGGERS = ['resync_required', 'seq_jump', 'disconnected', 'integrity', 'liveness', 'resubscribed', 'manual'] as const;
+export const RESYNC_TRIGGERS = ['resync_required', 'seq_jump', 'seq_regression', 'snapshot_ahead', 'disconnected', 'integrity', 'liveness', 'resubscribed', 'manual'] as const;
 export type ResyncTrigger = (typeof RESYNC_TRIGGERS)[number];
 
 /** A zeroed count per trigger. */
@@ -41,6 +41,21 @@ export interface StreamSyncOptions {
   readonly maxBufferedUpdates?: number;
   /** Delay (ms) before asking again for a snapshot when the scheduler gave up on one. @default 5000 */
   readonly retryAfterMs?: number;
+  /**
+   * Snapshot requests of this stream allowed back to back; beyond, one per `resyncRefillMs`
+   * (a token bucket), so a server that asks for resyncs without end cannot flood REST.
+   * @default 5
+   */
+  readonly resyncBurst?: number;
+  /** Time (ms) to earn back one snapshot request of the `resyncBurst` budget; 0 disables the limit. @default 1000 */
+  readonly resyncRefillMs?: number;
+  /**
+   * How long (ms) a snapshot may stay ahead of the stream (its sequence above every update
+   * received) before it is reported (`ERR_SNAPSHOT_AHEAD`) and fetched again. The replica is
+   * not `live` while it waits for the stream to catch up.
+   * @default 5000
+   */
+  readonly snapshotAheadMs?: number;
   /** Called for every update with its latency `receivedAtNs - timestampNs`. */
   readonly onLatency?: (streamKey: string, latencyNs: bigint) => void;
   /** Told about failures the replica survives (snapshot loads, reducer errors, hooks that threw). */
@@ -55,6 +70,9 @@ export interface ResolvedStreamSyncOptions {
   readonly livenessMs: number;
   readonly maxBufferedUpdates: number;
   readonly retryAfterMs: number;
+  readonly resyncBurst: number;
+  readonly resyncRefillMs: number;
+  readonly snapshotAheadMs: number;
   readonly onLatency?: (streamKey: string, latencyNs: bigint) => void;
   readonly onError?: (error: unknown) => void;
   readonly nowNs: () => bigint;
@@ -66,19 +84,23 @@ export interface ResolvedStreamSyncOptions {
  * @throws InvalidParameterError naming the option at fault.
  */
 export function resolveStreamSyncOptions(channel: ChannelName, options: StreamSyncOptions = {}): ResolvedStreamSyncOptions {
-  const maxBufferedUpdates = options.maxBufferedUpdates ?? 10_000;
-  if (!Number.isInteger(maxBufferedUpdates) || maxBufferedUpdates < 1) {
-    throw new InvalidParameterError(`invalid option 'maxBufferedUpdates': expected an integer >= 1, got ${String(maxBufferedUpdates)}`, { param: 'maxBufferedUpdates' });
-  }
   return {
     livenessMs: nonNegative('livenessMs', options.livenessMs ?? DEFAULT_LIVENESS_MS[channel] ?? 0),
-    maxBufferedUpdates,
+    maxBufferedUpdates: positiveInteger('maxBufferedUpdates', options.maxBufferedUpdates ?? 10_000),
     retryAfterMs: nonNegative('retryAfterMs', options.retryAfterMs ?? 5000),
+    resyncBurst: positiveInteger('resyncBurst', options.resyncBurst ?? 5),
+    resyncRefillMs: nonNegative('resyncRefillMs', options.resyncRefillMs ?? 1000),
+    snapshotAheadMs: nonNegative('snapshotAheadMs', options.snapshotAheadMs ?? 5000),
     onLatency: options.onLatency,
     onError: options.onError,
     nowNs: options.nowNs ?? wallClockNs,
     nowMs: options.nowMs ?? monotonicMs,
   };
+}
+
+function positiveInteger(name: string, v: number): number {
+  if (!Number.isInteger(v) || v < 1) throw new InvalidParameterError(`invalid option '${name}': expected an integer >= 1, got ${String(v)}`, { param: name });
+  return v;
 }
 
 function nonNegative(name: string, v: number): number {

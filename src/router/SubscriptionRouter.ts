@@ -9,6 +9,7 @@ import type { Connection } from '../connection/Connection';
 import { ClientClosedError, ConnectionFailedError, FeedError, FrameError, RequestTimeoutError, SubscriberError, type ExchangeReplicaError } from '../errors';
 import {
   CHANNELS,
+  frameSubscriptionId,
   streamKey,
   summarizeZodError,
   validateWithDrift,
@@ -215,7 +216,7 @@ export class SubscriptionRouter {
     const receivedAtNs = this.options.nowNs();
     try {
       const decoded = this.options.decode(text, this.validateOptions);
-      if (!decoded.ok) return this.report(new FrameError(`${decoded.message} (frame: ${text.slice(0, FRAME_EXCERPT)})`));
+      if (!decoded.ok) return this.undecodable(text, new FrameError(`${decoded.message} (frame: ${text.slice(0, FRAME_EXCERPT)})`));
       const frame = decoded.frame;
       switch (frame.type) {
         case 'update':
@@ -235,9 +236,21 @@ export class SubscriptionRouter {
       }
     } catch (cause) {
       // A bug or a throwing decoder must not take the connection down.
-      this.report(new FrameError(`frame could not be routed: ${(cause as Error).message}`, {}, { cause }));
+      this.undecodable(text, new FrameError(`frame could not be routed: ${(cause as Error)?.message ?? String(cause)} (frame: ${text.slice(0, FRAME_EXCERPT)})`, {}, { cause }));
     }
   };
+
+  /**
+   * A frame that could not be read: reported, and when it names a subscription of ours, that
+   * stream resyncs (it may have been an update: the replica must not stay live one behind).
+   */
+  private undecodable(text: string, error: FrameError): void {
+    const id = frameSubscriptionId(text);
+    const entry = id === undefined ? undefined : this.registry.lookup(id);
+    if (entry === undefined) return this.report(error);
+    this.report(new FrameError(error.message, { channel: entry.channel, stream: entry.key, subscriptionId: id }, { cause: error.cause }));
+    this.dispatch(entry, { kind: 'resync_required', reason: 'invalid_update' });
+  }
 
   private onUpdate(frame: UpdateFrame, dataValidated: boolean, receivedAtNs: bigint): void {
     const entry = this.streamOf(frame.subscription_id, 'update');

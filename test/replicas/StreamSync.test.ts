@@ -35,17 +35,22 @@ describe('StreamSync: snapshot alignment', () => {
     expect(e).toMatchObject({ seq: 10n, timestampNs: 777n, state: { snapshot: 'A', applied: [] } });
   });
 
-  it('drops every update already in a snapshot that is ahead of the stream', async () => {
+  it('holds a snapshot ahead of the stream (not live) and drops what it includes until the stream reaches it', async () => {
     h = new SyncHarness();
     h.stream.subscribed();
     h.stream.update(3, {});
     h.stream.update(4, {});
     await h.answer('A', 10);
-    await waitFor(h.sync.states$, (x) => x.status === 'live');
+    await settle();
+    expect(h.sync.status).toBe('syncing');
     h.stream.update(9, {});
+    expect(h.sync.status).toBe('syncing');
+    expect(h.emissions).toEqual([]);
     h.stream.update(10, {});
+    expect(h.sync.status).toBe('live');
     h.stream.update(11, {});
-    expect(h.last).toMatchObject({ seq: 11n, state: { applied: [11n] } });
+    expect(h.last).toMatchObject({ seq: 11n, status: 'live', state: { snapshot: 'A', applied: [11n] } });
+    expect(h.fetcher.calls).toHaveLength(1);
   });
 
   it('fetches again when the snapshot is behind the buffer (next is not S+1)', async () => {

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { config, map, type Subscription } from 'rxjs';
 import WebSocket from 'ws';
 import { FrameError } from '../../src/errors';
-import { decodeServerFrame, type DriftReport } from '../../src/protocol';
+import { decodeServerFrame, fastDecodeServerFrame, type DriftReport } from '../../src/protocol';
 import type { DriftContext, FrameDecoder, RouterEvent } from '../../src/router';
 import { waitUntil } from '../helpers/wsTestServer';
 import { BOOK_0, BOOK_1, bookUpdate, closeHarnesses, EMPTY_BOOK_UPDATE, startHarness, StreamRecorder } from './routerHarness';
@@ -220,6 +220,46 @@ describe('SubscriptionRouter resilience', () => {
     await book.waitCount('update', 1);
   });
 
+  test.each([
+    ['a seq that is not a Uint64', (id: string) => `{"type":"update","subscription_id":"${id}","channel":"book","seq":"-1","timestamp_ns":"5","data":{"bids":[],"asks":[]}}`],
+    ['a timestamp_ns that is not a Uint64', (id: string) => `{"type":"update","subscription_id":"${id}","channel":"book","seq":"1","timestamp_ns":"1e9","data":{"bids":[],"asks":[]}}`],
+    ['a frame that is not JSON', (id: string) => `{"type":"update","subscription_id":"${id}","channel":"book","seq":"1",`],
+  ])('an update with %s resyncs its subscription (not only reported)', async (_what, frame) => {
+    const h = await startHarness();
+    const book = new StreamRecorder(h.router.stream('book', BOOK_0));
+    const bbo = new StreamRecorder(h.router.stream('bbo', BOOK_0));
+    await book.waitCount('subscribed', 1);
+    await bbo.waitCount('subscribed', 1);
+    const bookId = book.last('subscribed')!.subscriptionId;
+    h.server.connections[0]!.send(frame(bookId));
+    await book.waitCount('resync_required', 1);
+    expect(book.last('resync_required')).toEqual({ kind: 'resync_required', reason: 'invalid_update' });
+    expect(bbo.count('resync_required')).toBe(0);
+    await h.waitErrors(1);
+    expect(h.errors[0]).toBeInstanceOf(FrameError);
+    expect(h.errors[0]!.context).toMatchObject({ channel: 'book', subscriptionId: bookId });
+  });
+
+  test('a decoder that throws on an update: the frame is reported and the subscription it names resyncs', async () => {
+    const h = await startHarness({
+      router: {
+        decode: (text, options) => {
+          if (text.includes('"type":"update"')) throw new RangeError('Maximum call stack size exceeded');
+          return fastDecodeServerFrame(text, options);
+        },
+      },
+    });
+    const book = new StreamRecorder(h.router.stream('book', BOOK_0));
+    await book.waitCount('subscribed', 1);
+    const bookId = book.last('subscribed')!.subscriptionId;
+    h.server.connections[0]!.sendUpdate(bookId, 1, EMPTY_BOOK_UPDATE);
+    await book.waitCount('resync_required', 1);
+    await h.waitErrors(1);
+    expect(h.errors[0]).toBeInstanceOf(FrameError);
+    expect(h.errors[0]!.message).toContain('Maximum call stack size exceeded');
+    expect(h.errors[0]!.context).toMatchObject({ stream: 'book|market_id=0|is_perps=true' });
+  });
+
   test('schema drift: unexpected keys dropped and reported by default, rejected when strict', async () => {
     const drift: Array<[DriftReport, DriftContext]> = [];
     const lax = await startHarness({ router: { onDrift: (r, c) => drift.push([r, c]) } });
@@ -256,7 +296,8 @@ describe('SubscriptionRouter resilience', () => {
     expect(h.errors[0]!.message).toMatch(/not valid JSON/);
     expect(h.errors[2]!.context.subscriptionId).toBe('77');
     expect(h.connection.state).toBe('open');
-    expect(rec.kinds()).toEqual(['subscribed', 'update']);
+    // The unreadable frame of an unknown type named subscription 1: it may have carried a change, so that stream resyncs.
+    expect(rec.kinds()).toEqual(['subscribed', 'resync_required', 'update']);
   });
 
   test('an injected decoder is used; data it marks as validated is not checked again', async () => {
