@@ -1,7 +1,10 @@
 /**
  * The feed connection: one WebSocket at a time, opened lazily, kept alive with protocol
  * pings, reopened with backoff when it drops, and given up for good only when the feed says
- * it does not exist (`FEED_UNAVAILABLE`) or the reconnect attempts run out. It knows nothing
+ * it does not exist (`FEED_UNAVAILABLE` on a socket that served nothing yet) or the
+ * reconnect attempts run out. A `FEED_UNAVAILABLE` on a socket that was serving (a deploy,
+ * an incident) is a drop like any other: reconnect with backoff; if the next socket answers
+ * it before serving anything, the feed is gone for good. It knows nothing
  * of channels or subscriptions: it moves text frames, and the router re-subscribes after
  * each `open`.
  */
@@ -68,6 +71,8 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   /** Why the current socket is about to end, when the server told us first (HEARTBEAT_TIMEOUT). */
   private closingReason: string | undefined;
   private lastSocketError: Error | undefined;
+  /** The current socket delivered a frame other than a closing error: the feed was serving on it. */
+  private serving = false;
   private failure: ExchangeReplicaError | undefined;
 
   /** @throws InvalidParameterError on an option that cannot work. */
@@ -198,6 +203,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   private adopt(ws: WebSocketLike): void {
     this.socket = ws;
     this.lastSocketError = undefined;
+    this.serving = false;
     const generation = ++this.openCount;
     const attempts = this.policy.attempts;
     this.keepAlive.start();
@@ -217,6 +223,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     this.keepAlive.onFrame();
     // Only error frames contain the quoted word `"error"` (their type and key); the rare hit is parsed in full.
     if (text.includes('"error"') && this.consumeClosingError(text)) return;
+    this.serving = true;
     this.emit('message', text);
   }
 
@@ -225,6 +232,10 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     const decoded = decodeServerFrame(text);
     if (!decoded.ok || decoded.frame.type !== 'error') return false;
     const { code, error } = decoded.frame;
+    if (code === FEED_UNAVAILABLE && this.serving) {
+      this.dropServingSocket(`server sent ${FEED_UNAVAILABLE} on a connection that was serving (${error}): reconnecting`);
+      return true;
+    }
     if (code === FEED_UNAVAILABLE) {
       const failure = new FeedError(FEED_UNAVAILABLE, `the streaming feed at ${this.options.url} is not available on this deployment (server: ${error}); not reconnecting, REST calls are unaffected`);
       this.fail(failure, `server sent ${FEED_UNAVAILABLE}`);
@@ -242,6 +253,14 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     const why = this.closingReason ?? `socket closed by the server (code ${code}${reason ? `, ${reason}` : ''}${this.lastSocketError ? `, ${this.lastSocketError.message}` : ''})`;
     this.detach();
     this.dropped(code, why);
+  }
+
+  /** The server withdrew a feed that was working: close this socket ourselves (it may not) and reconnect. */
+  private dropServingSocket(reason: string): void {
+    const ws = this.detach();
+    if (ws === undefined) return;
+    ws.close(NORMAL_CLOSURE, 'feed withdrawn');
+    this.dropped(NORMAL_CLOSURE, reason);
   }
 
   /** The keep-alive saw no frame in time: the socket is dead even if TCP thinks otherwise. */
