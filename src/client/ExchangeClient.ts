@@ -5,7 +5,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { Observable, Subject, type Observable as Obs } from 'rxjs';
 import { Connection } from '../connection';
-import { ExchangeReplicaError } from '../errors';
+import { ClientClosedError, ExchangeReplicaError } from '../errors';
 import { streamKey, type ChannelName, type DriftReport, type Scope } from '../protocol';
 import { RestClient } from '../rest';
 import {
@@ -30,7 +30,7 @@ import { resolveClientOptions, type ExchangeClientOptions, type ResolvedClientOp
 import { scopeOf, type AccountParams, type CandleParams, type MarketParams, type PerpCandleParams, type PerpMarketParams } from './replicaParams';
 import { ReplicaPool } from './ReplicaPool';
 import { StreamMetrics, type StreamMetricsSnapshot } from './StreamMetrics';
-import { captureSubscriberErrors } from './subscriberErrors';
+import { GuardedObservable, subscriberError, type GuardSink } from './GuardedObservable';
 import type { Balance, Bbo, Fill, FundingRate, LastCandle, MarkCandle, MarketStats, Order, Position, Subaccount, Trade } from '../protocol';
 
 /** Events of `client.events`. */
@@ -71,19 +71,32 @@ export class ExchangeClient {
   private readonly options: ResolvedClientOptions;
   private readonly router: SubscriptionRouter;
   private readonly scheduler: ResyncScheduler;
-  private readonly pool = new ReplicaPool();
+  private readonly pool: ReplicaPool;
   private readonly metrics = new StreamMetrics();
   private readonly errorSubject = new Subject<ExchangeReplicaError>();
   private readonly deps: ReplicaDeps;
   private readonly replicas = new Set<Stoppable>();
-  private readonly releaseSubscriberErrors: () => void;
+  /** Errors already on `errors$` (a failure reaches both the replica's observers and `errors$`). */
+  private readonly reported = new WeakSet<object>();
+  private readonly guardSink: GuardSink = (error, what) => {
+    if (what !== 'unhandled') return this.report(subscriberError(error, what));
+    // A failure nobody subscribed to handle: on errors$ (once), never an uncaught exception.
+    if (typeof error !== 'object' || error === null || !this.reported.has(error)) this.report(error);
+  };
   private closed = false;
 
   /** @throws InvalidParameterError for a missing or malformed URL or option. */
   constructor(options: ExchangeClientOptions) {
     this.options = resolveClientOptions(options);
     const o = this.options;
-    this.errors$ = this.errorSubject.asObservable();
+    this.pool = new ReplicaPool(this.guardSink);
+    // A throwing errors$ subscriber is told on `events` only (reporting it on errors$ could loop).
+    this.errors$ = new GuardedObservable<ExchangeReplicaError>(
+      (error, what) => {
+        if (what !== 'unhandled') this.events.emit('error', subscriberError(error, what));
+      },
+      (subscriber) => this.errorSubject.subscribe(subscriber),
+    );
     this.rest = new RestClient({ ...o.rest, baseUrl: o.restUrl, strict: o.strict });
     this.rest.events.on('drift', (d) => this.drift({ ...(d as unknown as DriftReport), source: 'rest', operation: (d as { operation?: string }).operation }));
     this.connection = new Connection({ ...o.connection, url: o.wsUrl });
@@ -102,7 +115,6 @@ export class ExchangeClient {
       fetch: (operation, params, signal) => this.rest.request(operation as never, params as never, { signal, retry: SINGLE_ATTEMPT }) as never,
       scheduler: this.scheduler,
     };
-    this.releaseSubscriberErrors = captureSubscriberErrors((e) => this.report(e));
   }
 
   /**
@@ -231,7 +243,8 @@ export class ExchangeClient {
    */
   updates(channel: ChannelName, scope: Scope): Observable<UpdateEvent> {
     this.assertOpen();
-    return this.router.raw(channel, scope);
+    const raw = this.router.raw(channel, scope);
+    return new GuardedObservable<UpdateEvent>(this.guardSink, (subscriber) => raw.subscribe(subscriber));
   }
 
   /** Latency and staleness percentiles of every stream that had updates. */
@@ -259,7 +272,6 @@ export class ExchangeClient {
     this.router.close();
     this.connection.close();
     this.scheduler.close();
-    this.releaseSubscriberErrors();
     this.errorSubject.complete();
     this.events.removeAllListeners();
   }
@@ -321,7 +333,7 @@ export class ExchangeClient {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new ExchangeReplicaError('ERR_CLIENT_CLOSED', 'the client is closed: create a new ExchangeClient');
+    if (this.closed) throw new ClientClosedError('the client is closed: create a new ExchangeClient');
   }
 
   private drift(report: Parameters<ClientEvents['drift']>[0]): void {
@@ -331,6 +343,8 @@ export class ExchangeClient {
 
   private report(error: unknown): void {
     const e = error instanceof ExchangeReplicaError ? error : new ExchangeReplicaError('ERR_INTERNAL', (error as Error)?.message ?? String(error), {}, { cause: error });
+    if (this.reported.has(e)) return;
+    this.reported.add(e);
     this.errorSubject.next(e);
     this.events.emit('error', e);
   }

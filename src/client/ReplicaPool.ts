@@ -5,7 +5,8 @@
  * replay only the latest emission: conflated, bounded memory), so the pool only counts
  * references. @internal
  */
-import { Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { GuardedObservable, type GuardSink } from './GuardedObservable';
 
 /** Something running that must be closed when its last reader leaves. */
 export interface Closeable {
@@ -20,12 +21,15 @@ interface Entry {
 export class ReplicaPool {
   private readonly entries = new Map<string, Entry>();
 
+  /** @param sink where a subscriber's exception goes (see GuardedObservable) */
+  constructor(private readonly sink: GuardSink) {}
+
   /**
    * An observable that, while subscribed, holds a reference to the replica of `key`
    * (created by `create` on first use) and emits what `select` reads from it.
    */
   observe<R extends Closeable, T>(key: string, create: () => R, select: (replica: R) => Observable<T>): Observable<T> {
-    return new Observable<T>((subscriber) => {
+    return new GuardedObservable<T>(this.sink, (subscriber) => {
       let entry = this.entries.get(key);
       if (!entry) {
         entry = { value: create(), refs: 0 };

@@ -272,6 +272,7 @@ export class StreamSync<S> {
       this.streamReachedSnapshot = true; // the stream's copy of the snapshot's last update
       return;
     }
+    this.counts.snapshot_ahead++;
     const held: BuiltState<S> = { state: this.state, snapshotSequence: this.seq, seq: this.seq, timestampNs: this.timestampNs, receivedAtNs: this.receivedAtNs };
     this.liveness.stop();
     this.toStatus('resyncing', `snapshot ${this.seq} is ahead of the stream (at seq ${update.seq}): waiting for it to catch up`);

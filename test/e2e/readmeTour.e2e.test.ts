@@ -8,6 +8,10 @@ jest.setTimeout(30_000);
 it('runs the tour: subscribe, read, watch status, heal after a fault', async () => {
   const sim = await Simulator.start({ seed: 1 });
   const client = new ExchangeClient({ restUrl: sim.restUrl, connection: { reconnect: { initialDelayMs: 20, maxDelayMs: 200 } } });
+  // An expectation that fails inside the subscriber is caught by the client (a subscriber never
+  // takes the process down) and reported on errors$: collect them so the test fails.
+  const subscriberErrors: unknown[] = [];
+  client.errors$.subscribe((e) => e.code === 'ERR_SUBSCRIBER_THREW' && subscriberErrors.push(e.cause));
   const seen: string[] = [];
   const sub = client.orderBook({ market_type: 'perp', market_id: 0 }).subscribe((e) => {
     seen.push(e.status);
@@ -25,6 +29,7 @@ it('runs the tour: subscribe, read, watch status, heal after a fault', async () 
   expect(seen).toContain('stale');
   expect(client.resyncCounts().disconnected).toBeGreaterThanOrEqual(1);
   sub.unsubscribe();
+  expect(subscriberErrors).toEqual([]);
   await client.close();
   await sim.stop();
 });
