@@ -110,7 +110,8 @@ export function validateParams(specs: ParamSpecs, rules: readonly ParamRule[], i
   }
   const given = (input ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(given)) {
-    if (!(key in specs) && given[key] !== undefined) {
+    // Own properties only: `constructor` or `toString` must not pass as names the spec accepts.
+    if (!Object.hasOwn(specs, key) && given[key] !== undefined) {
       const accepted = Object.keys(specs);
       return {
         ok: false,
@@ -148,7 +149,8 @@ const INTEGER_TEXT = /^-?[0-9]+$/;
  * exactly like `validateParams`. Repeated keys and non-integer text are rejected.
  */
 export function parseQueryParams(specs: ParamSpecs, rules: readonly ParamRule[], query: URLSearchParams, pathValues: Record<string, string> = {}): ParamResult {
-  const typed: Record<string, unknown> = {};
+  // No prototype: a query key `__proto__` stays an (unknown) own key instead of vanishing.
+  const typed: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const seen = new Set<string>();
   for (const [key, raw] of query) {
     if (seen.has(key)) return { ok: false, issue: { param: key, message: `parameter '${key}' given more than once` } };
@@ -157,7 +159,7 @@ export function parseQueryParams(specs: ParamSpecs, rules: readonly ParamRule[],
   }
   Object.assign(typed, pathValues);
   for (const [name, raw] of Object.entries(typed)) {
-    const spec = specs[name];
+    const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
     if (!spec || typeof raw !== 'string') continue;
     if (spec.type === 'int32' || spec.type === 'int64') {
       if (!INTEGER_TEXT.test(raw)) return { ok: false, issue: issue(name, spec, raw) };

@@ -153,6 +153,12 @@ describe('presence', () => {
     expect(check(name, { ...required(name), bogus_param: 1 })).toMatchObject({ ok: false, issue: { param: 'bogus_param' } });
   });
 
+  test.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf'])('a name inherited from Object.prototype (%s) is an unknown parameter, client and server', (key) => {
+    expect(check('status', { [key]: 1 })).toMatchObject({ ok: false, issue: { param: key, message: expect.stringContaining('accepted parameters are none') } });
+    expect(check('bbo', { ...required('bbo'), [key]: 'x' })).toMatchObject({ ok: false, issue: { param: key } });
+    expect(parse('bbo', `market_type=perp&market_id=1&${key}=1`)).toMatchObject({ ok: false, issue: { param: key } });
+  });
+
   test('repeated query keys and non-object parameters are refused', () => {
     expect(parse('bbo', 'market_type=perp&market_id=1&market_id=2')).toMatchObject({ ok: false, issue: { param: 'market_id' } });
     expect(check('bbo', 'market_type=perp')).toMatchObject({ ok: false });

@@ -63,6 +63,10 @@ const BAD_REQUESTS: [string, string, string][] = [
   ['malformed cursor', '/v1/trades?market_type=perp&market_id=0&limit=5&cursor=%%%', 'cursor'],
   ['undecodable cursor', '/v1/trades?market_type=perp&market_id=0&limit=5&cursor=bm90LWpzb24', 'cursor'],
   ['unknown parameter', '/v1/status?verbose=1', 'verbose'],
+  // Names inherited from Object.prototype are not parameters either (own-property check).
+  ['inherited name constructor', '/v1/status?constructor=1', 'constructor'],
+  ['inherited name toString', '/v1/bbo?market_type=perp&market_id=0&toString=1', 'toString'],
+  ['inherited name __proto__', '/v1/trades?market_type=perp&market_id=0&limit=5&__proto__=1', '__proto__'],
   ['repeated parameter', '/v1/bbo?market_type=perp&market_type=spot&market_id=0', 'market_type'],
   ['client_order_id not uint64', `/v1/orders?address=${'1'.repeat(32)}&subaccount_id=0&status=all&client_order_id=-4`, 'client_order_id'],
   ['unversioned market id not an integer', '/markets/abc', 'market_id'],
