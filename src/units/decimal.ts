@@ -54,14 +54,20 @@ export function parseDecimal(text: string, param = 'value'): ScaledDecimal {
   return { units: m[1] ? -units : units, scale: frac.length };
 }
 
+/** An integer count (ticks, lots, atoms) as the library hands them out: bigint, decimal text, or a safe-integer number. */
+export type IntegerInput = string | bigint | number;
+
 /**
- * Reads an integer given as bigint or decimal integer text.
+ * Reads an integer given as bigint, decimal integer text, or a safe-integer number (what the
+ * book's number path returns). A number beyond 2^53 or with a fraction is refused: it may
+ * already have lost precision.
  * @throws InvalidParameterError naming `param` otherwise.
  */
-export function toBigInt(value: string | bigint, param = 'value'): bigint {
+export function toBigInt(value: IntegerInput, param = 'value'): bigint {
   if (typeof value === 'bigint') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
   if (typeof value === 'string' && INTEGER_TEXT.test(value)) return BigInt(value);
-  throw new InvalidParameterError(`invalid ${param} ${show(value)}: expected an integer as bigint or decimal text`, { param });
+  throw new InvalidParameterError(`invalid ${param} ${show(value)}: expected an integer as bigint, decimal text or a safe-integer number (|n| <= 2^53 - 1)`, { param });
 }
 
 /** `num / den` rounded to an integer with `mode` (`den` non-zero). */

@@ -12,6 +12,7 @@
 import type { Market } from '../protocol/records/market';
 import { InvalidParameterError } from '../errors';
 import { decimalToUnits, formatRatio, toBigInt, type FormatOptions, type ToIntegerOptions } from './decimal';
+import type { IntegerInput } from './decimal';
 
 /** The fields of a `Market` record the conversions use. */
 export type MarketScales = Pick<Market, 'base_lots_per_base_unit' | 'quote_lots_per_quote_unit' | 'quote_lots_per_base_unit_per_tick'>;
@@ -28,7 +29,7 @@ function scale(market: MarketScales, field: keyof MarketScales): bigint {
  * @example ticksToPrice(market, 123450n) // "123.45" when one tick is 0.001
  * @throws InvalidParameterError for bad input, or a price without finite expansion and no `maxDecimals`.
  */
-export function ticksToPrice(market: MarketScales, ticks: string | bigint, opts: FormatOptions = {}): string {
+export function ticksToPrice(market: MarketScales, ticks: IntegerInput, opts: FormatOptions = {}): string {
   const t = toBigInt(ticks, 'ticks');
   return formatRatio(t * scale(market, 'quote_lots_per_base_unit_per_tick'), scale(market, 'quote_lots_per_quote_unit'), opts, 'price');
 }
@@ -43,7 +44,7 @@ export function priceToTicks(market: MarketScales, price: string, opts: ToIntege
 }
 
 /** Base lots -> decimal size in base units. @throws InvalidParameterError for bad input. */
-export function baseLotsToSize(market: MarketScales, lots: string | bigint, opts: FormatOptions = {}): string {
+export function baseLotsToSize(market: MarketScales, lots: IntegerInput, opts: FormatOptions = {}): string {
   return formatRatio(toBigInt(lots, 'base lots'), scale(market, 'base_lots_per_base_unit'), opts, 'size');
 }
 
@@ -53,7 +54,7 @@ export function sizeToBaseLots(market: MarketScales, size: string, opts: ToInteg
 }
 
 /** Quote lots -> decimal amount in quote units. @throws InvalidParameterError for bad input. */
-export function quoteLotsToQuoteAmount(market: MarketScales, lots: string | bigint, opts: FormatOptions = {}): string {
+export function quoteLotsToQuoteAmount(market: MarketScales, lots: IntegerInput, opts: FormatOptions = {}): string {
   return formatRatio(toBigInt(lots, 'quote lots'), scale(market, 'quote_lots_per_quote_unit'), opts, 'quote amount');
 }
 

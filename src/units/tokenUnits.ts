@@ -1,6 +1,7 @@
 /** Exact conversions between token atoms and decimal token amounts (amount = atoms / 10^decimals). */
 import { InvalidParameterError } from '../errors';
 import { decimalToUnits, formatScaled, toBigInt, formatRatio, type FormatOptions, type ToIntegerOptions } from './decimal';
+import type { IntegerInput } from './decimal';
 
 function checkDecimals(decimals: number): bigint {
   if (!Number.isSafeInteger(decimals) || decimals < 0 || decimals > 255) {
@@ -14,7 +15,7 @@ function checkDecimals(decimals: number): bigint {
  * @example atomsToAmount(1_500_000n, 6) // "1.5"
  * @throws InvalidParameterError for bad input.
  */
-export function atomsToAmount(atoms: string | bigint, decimals: number, opts: FormatOptions = {}): string {
+export function atomsToAmount(atoms: IntegerInput, decimals: number, opts: FormatOptions = {}): string {
   const a = toBigInt(atoms, 'atoms');
   const d = checkDecimals(decimals);
   return opts.maxDecimals === undefined ? formatScaled(a, Number(d)) : formatRatio(a, 10n ** d, opts, 'amount');

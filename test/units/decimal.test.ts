@@ -36,11 +36,16 @@ describe('parseDecimal / formatScaled', () => {
     expect(() => parseDecimal(12 as unknown as string, 'price')).toThrow(/price/);
   });
 
-  test('toBigInt takes bigint or integer text only', () => {
+  test('toBigInt takes bigint, integer text, or a safe-integer number (what the book returns)', () => {
     expect(toBigInt('-18446744073709551617')).toBe(-18446744073709551617n);
     expect(toBigInt(5n)).toBe(5n);
+    expect(toBigInt(64994)).toBe(64994n);
+    expect(toBigInt(-Number.MAX_SAFE_INTEGER)).toBe(-9007199254740991n);
     expect(() => toBigInt('1.0', 'ticks')).toThrow(/ticks/);
-    expect(() => toBigInt(5 as unknown as bigint, 'ticks')).toThrow(InvalidParameterError);
+    // A number that may already have lost precision, or is not an integer, is refused by name.
+    expect(() => toBigInt(2 ** 53, 'ticks')).toThrow(/invalid ticks 9007199254740992: expected an integer as bigint, decimal text or a safe-integer number/);
+    expect(() => toBigInt(1.5, 'ticks')).toThrow(InvalidParameterError);
+    expect(() => toBigInt(Number.NaN, 'ticks')).toThrow(InvalidParameterError);
   });
 });
 

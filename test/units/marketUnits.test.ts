@@ -43,6 +43,9 @@ describe('prices', () => {
   test('examples', () => {
     expect(ticksToPrice(SOL, 123450n)).toBe('123.45');
     expect(ticksToPrice(SOL, '1')).toBe('0.001');
+    // What `bestBid()` returns on the number path: a safe-integer count of ticks.
+    expect(ticksToPrice(SOL, 64994)).toBe('64.994');
+    expect(baseLotsToSize(SOL, 1500)).toBe(baseLotsToSize(SOL, 1500n));
     expect(ticksToPrice(SOL, 0n)).toBe('0');
     expect(priceToTicks(SOL, '123.45')).toBe(123450n);
     expect(priceToTicks(SOL, '123.4500000')).toBe(123450n);
