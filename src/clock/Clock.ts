@@ -1,0 +1,82 @@
+/**
+ * The library's one clock: every receive stamp, duration, timeout and backoff reads time and
+ * sets timers through a `Clock`, injectable per component (`clock` option). A test that is
+ * about time passes a manual clock; a replay passes the recording's clock, which is what makes
+ * it exact. Imports nothing of ours.
+ */
+
+/** A pending timer; `cancel()` is idempotent. */
+export interface Timer {
+  cancel(): void;
+}
+
+/** Options of {@link Clock.setTimer}. */
+export interface TimerOptions {
+  /** The timer alone does not keep the process alive. @default false */
+  readonly unref?: boolean;
+}
+
+/** Time, read and waited for. */
+export interface Clock {
+  /**
+   * Wall-clock Unix time in nanoseconds, comparable with the server's `timestamp_ns` (latency =
+   * receive stamp - server stamp). Microsecond resolution; follows corrections of the wall clock.
+   */
+  nowNs(): bigint;
+  /** Monotonic milliseconds, for durations (liveness windows, rate limits, backoff). */
+  nowMs(): number;
+  /**
+   * Runs `callback` once after `delayMs`. With `unref`, the timer alone does not keep the
+   * process alive (a watchdog over something that does, e.g. a socket).
+   */
+  setTimer(callback: () => void, delayMs: number, options?: TimerOptions): Timer;
+}
+
+/** Re-anchor the monotonic clock on the wall clock at most this often (ms). */
+const RECHECK_MS = 1000;
+/** ... and only when they disagree by more than this (ns): NTP steps, a suspended machine. */
+const TOLERANCE_NS = 2_000_000n;
+
+/**
+ * The platform's clock: `performance.now()` (monotonic, sub-ms) anchored on `Date.now()` and
+ * re-anchored when the wall clock moves; `setTimeout`.
+ * Works in Node and in browsers (no `process`).
+ */
+export class SystemClock implements Clock {
+  private anchorNs: bigint;
+  private lastCheckMs: number;
+
+  constructor() {
+    this.lastCheckMs = performance.now();
+    this.anchorNs = BigInt(Date.now()) * 1_000_000n - msToNs(this.lastCheckMs);
+  }
+
+  nowNs(): bigint {
+    const ms = performance.now();
+    if (ms - this.lastCheckMs >= RECHECK_MS) {
+      this.lastCheckMs = ms;
+      const candidate = BigInt(Date.now()) * 1_000_000n - msToNs(ms);
+      const diff = candidate - this.anchorNs;
+      // The wall clock was corrected: follow it, so stamps stay comparable with the server's.
+      if (diff > TOLERANCE_NS || diff < -TOLERANCE_NS) this.anchorNs = candidate;
+    }
+    return this.anchorNs + msToNs(ms);
+  }
+
+  nowMs(): number {
+    return performance.now();
+  }
+
+  setTimer(callback: () => void, delayMs: number, options?: TimerOptions): Timer {
+    const handle = setTimeout(callback, delayMs) as unknown as { unref?: () => void };
+    if (options?.unref) handle.unref?.();
+    return { cancel: () => clearTimeout(handle as unknown as Parameters<typeof clearTimeout>[0]) };
+  }
+}
+
+function msToNs(ms: number): bigint {
+  return BigInt(Math.round(ms * 1000)) * 1000n;
+}
+
+/** The clock components use when none is given. */
+export const systemClock: Clock = new SystemClock();

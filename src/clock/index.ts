@@ -1,0 +1,1 @@
+export { SystemClock, systemClock, type Clock, type Timer, type TimerOptions } from './Clock';
