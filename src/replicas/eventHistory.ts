@@ -2,9 +2,12 @@
  * The snapshot of an event stream: its newest page, plus older pages (by `cursor`) as far as
  * needed to reach the last record already delivered, within a bound.
  */
-import { CHANNELS } from '../protocol';
-import type { LoadedSnapshot, SnapshotRequest } from './SnapshotFetcher';
-import { asArray, pageSequence, pageTimestamp, snapshotParams } from './snapshotLoaders';
+import { streamKey } from '../protocol';
+import { walkCursor } from '../rest/walkCursor';
+import { SnapshotError } from './SnapshotError';
+import type { LoadedSnapshot, SnapshotPage, SnapshotRequest } from './SnapshotFetcher';
+import { asArray, pageSequence, pageTimestamp, snapshotContext, snapshotPageFetcher } from './snapshotLoaders';
+import { UniqueRecords } from './UniqueRecords';
 
 /** Pages fetched at most per event-stream resync (100 records each). @default 10 */
 export const DEFAULT_MAX_HISTORY_PAGES = 10;
@@ -24,9 +27,15 @@ export type HistoryTarget =
   | { readonly kind: 'since'; readonly watermark: bigint | undefined };
 
 /**
- * Loads the first page; for a `since` target, follows `next_cursor` until a record at or
- * below the watermark shows up, the history ends, or `maxPages` pages were read. The
- * sequence S is the first page's: older pages hold older records.
+ * Loads the first page; for a `since` target, follows `next_cursor` (through the shared
+ * cursor loop, `walkCursor`) until a record at or below the watermark shows up, the history
+ * ends, or `maxPages` pages were read. The sequence S is the first page's: older pages hold
+ * older records. Each record shows up at most once: event records are identified by their
+ * `sequence` (strictly increasing per stream), so a repeated one means the server's history
+ * is not one keyset walk, and the load fails rather than guess which copy is right.
+ * @throws SnapshotError when the first page carries no valid `sequence`, a page is not a
+ * list, or a record's sequence repeats; CursorRepeatedError when a page answers a
+ * `next_cursor` already sent in this walk.
  */
 export async function loadEventHistory<T>(
   request: SnapshotRequest,
@@ -36,18 +45,21 @@ export async function loadEventHistory<T>(
 ): Promise<LoadedSnapshot<EventHistory<T>>> {
   const watermark = target.kind === 'since' ? target.watermark : undefined;
   const reaches = (rows: readonly T[]) => target.kind === 'newest' || (watermark !== undefined && rows.some((r) => sequenceOf(r) <= watermark));
-  const op = CHANNELS[request.channel].snapshot;
-  const base = snapshotParams(request);
-  const first = await request.fetch(op, base, request.signal);
-  const records = [...(asArray(first, request) as readonly T[])];
-  let cursor = first.next_cursor;
-  let reached = reaches(records);
-  for (let pages = 1; !reached && cursor && pages < maxPages; pages++) {
-    const page = await request.fetch(op, { ...base, cursor }, request.signal);
+  const listing = `the history of ${streamKey(request.channel, request.scope)}`;
+  const context = snapshotContext(request);
+  const unique = new UniqueRecords<T>(listing, context, { name: 'sequence', of: sequenceOf });
+  let first: { readonly page: SnapshotPage; readonly sequence: bigint } | undefined;
+  let exhausted = false;
+  let pages = 0;
+  for await (const page of walkCursor(snapshotPageFetcher(request), { maxPages, listing, context })) {
+    pages++;
+    first ??= { page, sequence: pageSequence(page, request) };
     const rows = asArray(page, request) as readonly T[];
-    records.push(...rows);
-    reached = reaches(rows);
-    cursor = page.next_cursor;
+    unique.add(rows, pages);
+    exhausted = page.next_cursor === null || page.next_cursor === undefined;
+    if (reaches(rows)) break;
   }
-  return { data: { records, exhausted: !cursor }, sequence: pageSequence(first, request), timestampNs: pageTimestamp(first) };
+  // walkCursor yields at least one page or throws: this guard only narrows `first`.
+  if (first === undefined) throw new SnapshotError(`${listing} answered no page`, context);
+  return { data: { records: unique.records, exhausted }, sequence: first.sequence, timestampNs: pageTimestamp(first.page) };
 }

@@ -90,7 +90,7 @@ export function createEventReducer<T>(spec: EventChannelSpec<T>, options: EventR
         const from = watermark === undefined ? (history.exhausted ? undefined : 0n) : reached ? undefined : watermark + 1n;
         if (from !== undefined && seqOf(oldestNew) > from) outbox.push({ kind: 'gap', fromSequence: from, toSequence: seqOf(oldestNew) - 1n, reason: 'history' });
       }
-      outbox.push(...asItems(newer));
+      for (const item of asItems(newer)) outbox.push(item);
       const last = newer[newer.length - 1];
       return { recent: keepRecent(sorted), lastSequence: last === undefined ? watermark : seqOf(last), outbox };
     },
@@ -98,7 +98,7 @@ export function createEventReducer<T>(spec: EventChannelSpec<T>, options: EventR
     apply(state, data) {
       const fresh = ascending(spec.recordsOf(data)).filter((r) => state.lastSequence === undefined || seqOf(r) > state.lastSequence);
       if (fresh.length === 0) return state;
-      state.outbox.push(...asItems(fresh));
+      for (const item of asItems(fresh)) state.outbox.push(item);
       return {
         recent: keepRecent([...state.recent, ...fresh]),
         lastSequence: seqOf(fresh[fresh.length - 1]!),

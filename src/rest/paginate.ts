@@ -1,12 +1,14 @@
 /**
  * Walks every page of a paged operation by following `next_cursor` (a keyset position:
- * no record repeats or is skipped). Bounded by `maxPages` so a misbehaving server cannot
- * make a caller loop forever.
+ * no record repeats or is skipped), through the library's one cursor loop (`walkCursor`):
+ * bounded by `maxPages`, and failing on a cursor already sent, so a misbehaving server
+ * cannot make a caller loop forever or read the same pages again.
  */
 import { OPERATION_NAMES, OPERATIONS } from '../protocol';
-import { InvalidParameterError, ResponseValidationError } from '../errors';
+import { InvalidParameterError } from '../errors';
 import type { OperationParams, OperationResponse, PagedOperationName, RequestOptions } from './operationTypes';
 import type { RestClient } from './RestClient';
+import { walkCursor } from './walkCursor';
 
 /** Options of {@link paginate}. */
 export interface PaginateOptions extends RequestOptions {
@@ -20,15 +22,17 @@ const PAGED = OPERATION_NAMES.filter((n) => OPERATIONS[n].pages);
  * Async iterator over the pages (whole envelopes) of `name`, starting at `params.cursor`
  * when given. Ends after the page whose `next_cursor` is null, or after `maxPages` pages;
  * in the latter case the last page yielded still has a non-null `next_cursor`, which the
- * caller can pass back to continue.
+ * caller can pass back to continue. Breaking out of the loop sends no further request.
  *
  * @example
  * for await (const page of paginate(rest, 'trades', { market_type: 'perp', market_id: 0, limit: 100 })) {
  *   for (const t of page.data) handle(t);
  * }
  * @throws InvalidParameterError (at once, before any request) when `name` does not page or
- * `maxPages` is not a positive integer; each page's request rejects like the client's methods,
- * and ResponseValidationError when the server answers a cursor that does not advance.
+ * `maxPages` is not a positive integer; each page's request rejects like the client's methods;
+ * CursorRepeatedError (`ERR_CURSOR_REPEATED`) when a page answers a `next_cursor` already
+ * sent in this walk (a cursor cycle of any length, the page's own cursor included), before
+ * that cursor is requested again.
  */
 export function paginate<N extends PagedOperationName>(
   rest: Pick<RestClient, 'request'>,
@@ -43,26 +47,7 @@ export function paginate<N extends PagedOperationName>(
   if (!Number.isSafeInteger(maxPages) || maxPages < 1) {
     throw new InvalidParameterError(`paginate: invalid 'maxPages': expected a positive integer, got ${String(maxPages)}`, { operation: name, param: 'maxPages' });
   }
-  return pages(rest, name, params, maxPages, requestOptions);
-}
-
-async function* pages<N extends PagedOperationName>(
-  rest: Pick<RestClient, 'request'>,
-  name: N,
-  params: OperationParams<N>,
-  maxPages: number,
-  options: RequestOptions,
-): AsyncGenerator<OperationResponse<N>, void, undefined> {
-  let cursor = (params as { cursor?: string }).cursor;
-  for (let n = 0; n < maxPages; n++) {
-    const pageParams = cursor === undefined ? params : { ...params, cursor };
-    const page = (await rest.request(name, pageParams as never, options)) as OperationResponse<N> & { next_cursor: string | null };
-    yield page;
-    const next = page.next_cursor;
-    if (next === null) return;
-    if (next === cursor) {
-      throw new ResponseValidationError(`${name}: the server answered next_cursor ${JSON.stringify(next)} equal to the cursor just sent (pagination would not advance)`, { operation: name });
-    }
-    cursor = next;
-  }
+  const fetchPage = (cursor: string | undefined) =>
+    rest.request(name, (cursor === undefined ? params : { ...params, cursor }) as never, requestOptions) as Promise<OperationResponse<N> & { next_cursor: string | null }>;
+  return walkCursor(fetchPage, { maxPages, startCursor: (params as { cursor?: string }).cursor, listing: name, context: { operation: name } });
 }

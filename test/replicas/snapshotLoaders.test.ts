@@ -46,7 +46,7 @@ describe('snapshot loaders', () => {
 
   it('stops after maxPages', async () => {
     const f = new FakeFetcher();
-    f.auto = () => ({ data: [], sequence: '1', next_cursor: 'again' });
+    f.auto = (_op, params) => ({ data: [], sequence: '1', next_cursor: `c${Number(String(params.cursor ?? 'c0').slice(1)) + 1}` });
     await expect(loadAllPages({ channel: 'orders', scope, fetch: f.fetch, signal, previous: undefined }, 5)).rejects.toThrow(/more than 5 pages/);
     expect(f.calls).toHaveLength(5);
   });

@@ -1,5 +1,5 @@
 /** paginate(): follows next_cursor across pages, stops at null or at maxPages. */
-import { InvalidParameterError, ResponseValidationError } from '../../src/errors';
+import { CursorRepeatedError, InvalidParameterError } from '../../src/errors';
 import { paginate, RestClient } from '../../src/rest';
 import { HttpStub } from '../helpers/httpStub';
 import { TRADE, TS } from './fixtures';
@@ -75,7 +75,7 @@ test('breaking out of the loop sends no further request', async () => {
 
 test('a cursor that does not advance is a protocol error, not an endless loop', async () => {
   stub.route('/v1/trades', () => ({ json: { data: [], timestamp_ns: TS, next_cursor: 'same', sequence: '1' } }));
-  await expect(collect(paginate(rest, 'trades', PARAMS))).rejects.toBeInstanceOf(ResponseValidationError);
+  await expect(collect(paginate(rest, 'trades', PARAMS))).rejects.toBeInstanceOf(CursorRepeatedError);
   expect(stub.requests).toHaveLength(2);
 });
 
