@@ -31,6 +31,9 @@ import { scopeOf, type AccountParams, type CandleParams, type MarketParams, type
 import { ReplicaPool } from './ReplicaPool';
 import { StreamMetrics, type StreamMetricsSnapshot } from './StreamMetrics';
 import { GuardedObservable, subscriberError, type GuardSink } from './GuardedObservable';
+import { whenLive, type WhenLiveOptions } from './whenLive';
+import { iterate, type IterateOptions } from './iterate';
+import type { ReplicaStatus } from '../replicas';
 import type { Balance, Bbo, Fill, FundingRate, LastCandle, MarkCandle, MarketStats, Order, Position, Subaccount, Trade } from '../protocol';
 
 /** Events of `client.events`. */
@@ -245,6 +248,27 @@ export class ExchangeClient {
     this.assertOpen();
     const raw = this.router.raw(channel, scope);
     return new GuardedObservable<UpdateEvent>(this.guardSink, (subscriber) => raw.subscribe(subscriber));
+  }
+
+  /**
+   * Resolves with the first `live` emission of a replica observable of this client (see
+   * {@link whenLive}: hold a subscription of your own for the state to keep following).
+   * @example
+   * const { state } = await client.whenLive(client.orderBook(p), { signal: AbortSignal.timeout(10_000) });
+   * @throws AbortedError when the signal fires first; the replica's own error when it fails first.
+   */
+  whenLive<E extends { readonly status: ReplicaStatus }>(source: Observable<E>, options?: WhenLiveOptions): Promise<E> {
+    return whenLive(source, options);
+  }
+
+  /**
+   * A replica observable of this client read with `for await` (see {@link iterate}).
+   * @example
+   * for await (const e of client.iterate(client.orderBook(p), { conflate: true, signal })) draw(e);
+   * @throws InvalidParameterError for a bad `bufferSize`.
+   */
+  iterate<T>(source: Observable<T>, options?: IterateOptions): AsyncIterable<T> {
+    return iterate(source, options);
   }
 
   /** Latency and staleness percentiles of every stream that had updates. */

@@ -13,9 +13,9 @@ export interface ExchangeClientOptions {
   readonly wsUrl?: string;
   /** Reject unexpected extra keys (REST bodies and feed frames) instead of dropping them and reporting drift. @default false */
   readonly strict?: boolean;
-  /** REST client settings (timeouts, retry, fetch). @default RestClient defaults */
+  /** REST client settings (timeouts, retry, fetch, `maxResponseBytes`). @default RestClient defaults */
   readonly rest?: Omit<RestClientOptions, 'baseUrl' | 'strict'>;
-  /** Feed connection settings (heartbeat, reconnect policy, WebSocket class). @default Connection defaults */
+  /** Feed connection settings (heartbeat, reconnect policy, WebSocket class, `maxFrameBytes`). @default Connection defaults */
   readonly connection?: Omit<ConnectionOptions, 'url'>;
   /** Router settings (request timeout, decoder). @default SubscriptionRouter defaults; decoder: the fast path for hot frames */
   readonly router?: Omit<RouterOptions, 'strict' | 'onDrift'>;

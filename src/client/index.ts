@@ -2,3 +2,5 @@ export { ExchangeClient, type ClientEvents } from './ExchangeClient';
 export { resolveClientOptions, feedUrlFor, type ExchangeClientOptions } from './clientOptions';
 export type { MarketParams, CandleParams, PerpCandleParams, PerpMarketParams, AccountParams } from './replicaParams';
 export type { StreamMetricsSnapshot } from './StreamMetrics';
+export { whenLive, type WhenLiveOptions } from './whenLive';
+export { iterate, type IterateOptions } from './iterate';

@@ -10,7 +10,7 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import type { Observable } from 'rxjs';
-import { ClientClosedError, ConnectionFailedError, FeedError, type ExchangeReplicaError } from '../errors';
+import { ClientClosedError, ConnectionFailedError, FeedError, FrameTooLargeError, type ExchangeReplicaError } from '../errors';
 import { decodeServerFrame, type ClientFrame, type FeedErrorCode } from '../protocol';
 import { resolveConnectionOptions, SOCKET_OPEN, type ConnectionOptions, type RawSocketData, type ResolvedConnectionOptions, type WebSocketLike } from './connectionOptions';
 import { ConnectionState, type ConnectionStateName, type StateChange } from './connectionState';
@@ -40,12 +40,21 @@ export interface ConnectionEvents {
   /** One text frame from the server, exactly as received. Server error frames that end the connection are consumed here. */
   message: (text: string) => void;
   close: (info: CloseInfo) => void;
-  /** The connection failed for good (`FeedError` FEED_UNAVAILABLE or `ConnectionFailedError`). */
+  /**
+   * The connection failed for good (`FeedError` FEED_UNAVAILABLE or `ConnectionFailedError`;
+   * state `failed`), or a socket was dropped for a reason the caller should know and the
+   * connection reconnects (`FrameTooLargeError`: a frame over `maxFrameBytes`; followed by
+   * `close` with code 1009 and `willReconnect: true`).
+   */
   error: (error: ExchangeReplicaError) => void;
 }
 
 const ABNORMAL_CLOSURE = 1006;
 const NORMAL_CLOSURE = 1000;
+/** WebSocket close code "message too big". */
+const MESSAGE_TOO_BIG = 1009;
+/** Codes of the `ws` errors raised for a frame over `maxPayload` (or a length no integer can hold). */
+const WS_TOO_LARGE_CODES: ReadonlySet<unknown> = new Set(['WS_ERR_UNSUPPORTED_MESSAGE_LENGTH', 'WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH']);
 const FEED_UNAVAILABLE: FeedErrorCode = 'FEED_UNAVAILABLE';
 const HEARTBEAT_TIMEOUT: FeedErrorCode = 'HEARTBEAT_TIMEOUT';
 
@@ -159,7 +168,8 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     return new Promise((resolve, reject) => {
       let ws: WebSocketLike;
       try {
-        ws = new this.options.WebSocket(this.options.url);
+        // permessage-deflate stays offered (the feed may compress): maxPayload bounds the inflated size too.
+        ws = new this.options.WebSocket(this.options.url, { maxPayload: this.options.maxFrameBytes, perMessageDeflate: true });
       } catch (e) {
         const message = `cannot open a socket to ${this.options.url}: ${(e as Error).message}`;
         return reject(new FatalAttemptError(new ConnectionFailedError(message, {}, { cause: e })));
@@ -191,11 +201,13 @@ export class Connection extends EventEmitter<ConnectionEvents> {
       });
       ws.on('error', (error) => {
         if (!settled) failAttempt(error);
-        else if (ws === this.socket) this.lastSocketError = error;
+        else if (ws !== this.socket) return;
+        else if (WS_TOO_LARGE_CODES.has((error as { code?: unknown }).code)) this.dropOversizedFrame(error.message, error);
+        else this.lastSocketError = error;
       });
       ws.on('close', (code, reason) => {
         if (!settled) failAttempt(new Error(`socket closed before opening (code ${code})`));
-        else if (ws === this.socket) this.onSocketClosed(code, reason.toString());
+        else if (ws === this.socket) this.onSocketClosed(code, new TextDecoder().decode(reason));
       });
     });
   }
@@ -219,7 +231,10 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   /** Hot path: one conversion to string, one liveness mark, one substring scan. */
   private onMessage(data: RawSocketData): void {
     // The protocol uses text frames only; a binary one is decoded as UTF-8 all the same (the router reports it if it does not parse).
-    const text = typeof data === 'string' ? data : Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
+    const text = typeof data === 'string' ? data : Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : new TextDecoder().decode(data);
+    // `ws` enforces the limit before buffering; this catches a socket class that ignored it
+    // (a string's length in UTF-16 units never exceeds its size in UTF-8 bytes).
+    if (text.length > this.options.maxFrameBytes) return this.dropOversizedFrame(`received a frame of ${text.length} characters`);
     this.keepAlive.onFrame();
     // Only error frames contain the quoted word `"error"` (their type and key); the rare hit is parsed in full.
     if (text.includes('"error"') && this.consumeClosingError(text)) return;
@@ -261,6 +276,25 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     if (ws === undefined) return;
     ws.close(NORMAL_CLOSURE, 'feed withdrawn');
     this.dropped(NORMAL_CLOSURE, reason);
+  }
+
+  /**
+   * A frame exceeded `maxFrameBytes`: report it, end this socket now (whatever the server
+   * does next) and reconnect. `ws` has already sent the 1009 close frame.
+   */
+  private dropOversizedFrame(detail: string, cause?: Error): void {
+    const ws = this.detach();
+    if (ws === undefined) return;
+    ws.terminate();
+    const limit = this.options.maxFrameBytes;
+    const error = new FrameTooLargeError(
+      `the feed at ${this.options.url} sent a frame larger than maxFrameBytes (${limit} bytes, after decompression; ${detail}): socket closed with 1009, reconnecting. Raise the connection option 'maxFrameBytes' if such frames are expected`,
+      limit,
+      { cause },
+    );
+    this.emit('error', error);
+    // An `error` listener may have closed the connection.
+    if (this.state === 'open') this.dropped(MESSAGE_TOO_BIG, error.message);
   }
 
   /** The keep-alive saw no frame in time: the socket is dead even if TCP thinks otherwise. */

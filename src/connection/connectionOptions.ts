@@ -7,8 +7,8 @@ import { InvalidParameterError } from '../errors';
 import { SERVER_IDLE_TIMEOUT_MS } from '../protocol';
 import type { ReconnectPolicyOptions, ResolvedReconnectPolicyOptions } from './reconnectPolicy';
 
-/** What a text or binary message from `ws` can be. */
-export type RawSocketData = Buffer | ArrayBuffer | Buffer[] | string;
+/** What a text or binary message from `ws` can be (`ws` gives Node `Buffer`s, which are `Uint8Array`s). */
+export type RawSocketData = Uint8Array | ArrayBuffer | Uint8Array[] | string;
 
 /** The part of the `ws` client the connection uses; a test double may implement just this. */
 export interface WebSocketLike {
@@ -18,12 +18,24 @@ export interface WebSocketLike {
   terminate(): void;
   on(event: 'open', listener: () => void): unknown;
   on(event: 'message', listener: (data: RawSocketData, isBinary: boolean) => void): unknown;
-  on(event: 'close', listener: (code: number, reason: Buffer) => void): unknown;
+  on(event: 'close', listener: (code: number, reason: Uint8Array) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
-/** A constructor of sockets, e.g. the `ws` package's `WebSocket`. */
-export type WebSocketConstructor = new (url: string) => WebSocketLike;
+/** What the connection passes as the second argument of a socket constructor (a subset of the `ws` client options). */
+export interface WebSocketClientOptions {
+  /** Largest message accepted, in bytes, after decompression (`ws` closes the socket with 1009 past it). */
+  readonly maxPayload: number;
+  /** Offer permessage-deflate; the server decides whether frames are compressed. */
+  readonly perMessageDeflate: boolean;
+}
+
+/**
+ * A constructor of sockets, e.g. the `ws` package's `WebSocket`. It receives the URL and
+ * {@link WebSocketClientOptions}; a class that ignores the options still gets frames over
+ * `maxFrameBytes` rejected by the connection, but only after it has received them whole.
+ */
+export type WebSocketConstructor = new (url: string, options: WebSocketClientOptions) => WebSocketLike;
 
 /** `readyState` of an open socket (the WebSocket standard's value). */
 export const SOCKET_OPEN = 1;
@@ -47,6 +59,17 @@ export interface ConnectionOptions {
   readonly reconnect?: ReconnectPolicyOptions;
   /** Source of the reconnect jitter, uniform in [0, 1). Inject a seeded one in tests. @default Math.random */
   readonly random?: () => number;
+  /**
+   * Largest feed frame accepted, in bytes, measured after permessage-deflate decompression
+   * (passed to `ws` as `maxPayload`, which stops inflating past it). A larger frame closes
+   * that socket (code 1009), is reported as `FrameTooLargeError` (`ERR_FRAME_TOO_LARGE`) on
+   * the `error` event, and the connection reconnects. The feed sends no snapshots, only
+   * updates: even a book update rewriting 500 levels a side is about 80 KB, so the default
+   * leaves a 200-fold margin while bounding what one frame can cost (`ws` accepts 100 MiB).
+   * An integer in [1, 2^31 - 1].
+   * @default 16777216 (16 MiB)
+   */
+  readonly maxFrameBytes?: number;
 }
 
 export interface ResolvedConnectionOptions {
@@ -57,7 +80,13 @@ export interface ResolvedConnectionOptions {
   readonly connectTimeoutMs: number;
   readonly reconnect: ResolvedReconnectPolicyOptions;
   readonly random: () => number;
+  readonly maxFrameBytes: number;
 }
+
+/** Default of {@link ConnectionOptions.maxFrameBytes}: 16 MiB. */
+export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
+/** `ws` keeps `maxPayload` as a 32-bit integer (a larger value would disable the limit). */
+const MAX_FRAME_BYTES_LIMIT = 2 ** 31 - 1;
 
 /**
  * Applies the defaults of `ConnectionOptions`.
@@ -80,12 +109,16 @@ export function resolveConnectionOptions(options: ConnectionOptions): ResolvedCo
       maxAttempts: r.maxAttempts ?? Number.POSITIVE_INFINITY,
     },
     random: options.random ?? Math.random,
+    maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
   };
   if (!(resolved.heartbeatIntervalMs > 0 && resolved.heartbeatIntervalMs < SERVER_IDLE_TIMEOUT_MS)) {
     throw new InvalidParameterError(`heartbeatIntervalMs must be in (0, ${SERVER_IDLE_TIMEOUT_MS}): got ${resolved.heartbeatIntervalMs}`, { param: 'heartbeatIntervalMs' });
   }
   for (const key of ['pongTimeoutMs', 'connectTimeoutMs'] as const) {
     if (!(resolved[key] > 0)) throw new InvalidParameterError(`${key} must be > 0: got ${resolved[key]}`, { param: key });
+  }
+  if (!(Number.isInteger(resolved.maxFrameBytes) && resolved.maxFrameBytes >= 1 && resolved.maxFrameBytes <= MAX_FRAME_BYTES_LIMIT)) {
+    throw new InvalidParameterError(`maxFrameBytes must be an integer number of bytes in [1, ${MAX_FRAME_BYTES_LIMIT}]: got ${resolved.maxFrameBytes}`, { param: 'maxFrameBytes' });
   }
   const { jitter, factor, initialDelayMs, maxDelayMs, maxAttempts } = resolved.reconnect;
   if (!(jitter >= 0 && jitter <= 1)) throw new InvalidParameterError(`reconnect.jitter must be in [0, 1]: got ${jitter}`, { param: 'reconnect.jitter' });

@@ -138,3 +138,43 @@ export class SubscriberError extends ExchangeReplicaError {
     super('ERR_SUBSCRIBER_THREW', message, context, options);
   }
 }
+
+/** A REST answer's body exceeded `maxResponseBytes`: the request was aborted, the body not read further. Not retried. */
+export class ResponseTooLargeError extends ExchangeReplicaError {
+  /** The limit that was exceeded, in bytes. */
+  readonly limitBytes: number;
+  constructor(message: string, context: ErrorContext & { operation: string }, limitBytes: number) {
+    super('ERR_RESPONSE_TOO_LARGE', message, context);
+    this.limitBytes = limitBytes;
+  }
+}
+
+/** A feed frame exceeded `maxFrameBytes` (after decompression): that socket was closed (1009) and the connection reconnects. */
+export class FrameTooLargeError extends ExchangeReplicaError {
+  /** The limit that was exceeded, in bytes. */
+  readonly limitBytes: number;
+  constructor(message: string, limitBytes: number, options?: { cause?: unknown }) {
+    super('ERR_FRAME_TOO_LARGE', message, {}, options);
+    this.limitBytes = limitBytes;
+  }
+}
+
+/**
+ * A paged listing answered a `next_cursor` already sent in the same walk (a cursor cycle of
+ * any length): following it would loop and repeat records.
+ */
+export class CursorRepeatedError extends ExchangeReplicaError {
+  /** The repeated cursor, as answered. */
+  readonly cursor: string;
+  constructor(message: string, cursor: string, context: ErrorContext = {}) {
+    super('ERR_CURSOR_REPEATED', message, context);
+    this.cursor = cursor;
+  }
+}
+
+/** An `iterate(...)` loop fell further behind its source than its `bufferSize` allows. */
+export class ConsumerOverflowError extends ExchangeReplicaError {
+  constructor(message: string, context: ErrorContext = {}) {
+    super('ERR_CONSUMER_OVERFLOW', message, context);
+  }
+}

@@ -29,6 +29,17 @@ export interface RestClientOptions {
   readonly onDrift?: (event: DriftEvent) => void;
   /** Extra request headers (e.g. credentials of a deployment that needs them). @default {} */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Largest answer body accepted, in bytes (after content decoding). The body is read as a
+   * stream and the request aborted as soon as it passes the limit (at once when its
+   * Content-Length does): the call rejects with `ResponseTooLargeError`
+   * (`ERR_RESPONSE_TOO_LARGE`), not retried. Documented answers are far smaller (a 500-level
+   * book is under 100 KB, lists are paged by 100, the unpaged market lists hold one record
+   * per market); the default still fits a 900k-level book (about 40 MB of JSON), while one
+   * call never buffers more than this much body.
+   * @default 67108864 (64 MiB)
+   */
+  readonly maxResponseBytes?: number;
 }
 
 /** Options after defaults were applied. */
@@ -40,7 +51,11 @@ export interface ResolvedRestClientOptions {
   readonly strict: boolean;
   readonly onDrift: ((event: DriftEvent) => void) | undefined;
   readonly headers: Readonly<Record<string, string>>;
+  readonly maxResponseBytes: number;
 }
+
+/** Default of {@link RestClientOptions.maxResponseBytes}: 64 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** A retry is about to happen. */
 export interface RetryEvent {
@@ -66,6 +81,13 @@ function checkTimeout(v: unknown, param: string): number {
   return v;
 }
 
+function checkByteLimit(v: unknown, param: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) {
+    throw new InvalidParameterError(`invalid '${param}': expected a positive integer number of bytes, got ${String(v)}`, { param });
+  }
+  return v;
+}
+
 /** Applies the defaults of {@link RestClientOptions} (the one place they live). */
 export function resolveRestClientOptions(o: RestClientOptions): ResolvedRestClientOptions {
   let url: URL;
@@ -86,6 +108,7 @@ export function resolveRestClientOptions(o: RestClientOptions): ResolvedRestClie
     strict: o.strict ?? false,
     onDrift: o.onDrift,
     headers: { accept: 'application/json', ...(o.headers ?? {}) },
+    maxResponseBytes: checkByteLimit(o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, 'maxResponseBytes'),
   };
 }
 
@@ -100,7 +123,8 @@ export function resolveRestClientOptions(o: RestClientOptions): ResolvedRestClie
  *
  * Every method rejects (never throws synchronously) with an `ExchangeReplicaError`:
  * `InvalidParameterError` (nothing sent), `RestApiError` (the server's code and status),
- * `ResponseValidationError`, `RestTransportError`, `RestTimeoutError` or `AbortedError`.
+ * `ResponseValidationError`, `ResponseTooLargeError`, `RestTransportError`, `RestTimeoutError`
+ * or `AbortedError`.
  */
 export class RestClient {
   readonly options: ResolvedRestClientOptions;
@@ -129,7 +153,7 @@ export class RestClient {
     const url = this.options.baseUrl + fillPath(op.path, checked.value) + encodeQuery(op.params, checked.value);
     const validate = { strict: this.options.strict, onDrift: (r: { path: string; keys: readonly string[] }) => this.#reportDrift(name, r) };
     const attempt = async () => {
-      const answer = await fetchText(url, { fetch: this.options.fetch, timeoutMs, headers: { ...this.options.headers }, operation: name, signal: opts.signal });
+      const answer = await fetchText(url, { fetch: this.options.fetch, timeoutMs, headers: { ...this.options.headers }, operation: name, signal: opts.signal, maxResponseBytes: this.options.maxResponseBytes });
       return interpretResponse(name, answer, validate) as OperationResponse<N>;
     };
     return withRetry(attempt, policy, opts.signal, {

@@ -1,14 +1,27 @@
 /**
- * One HTTP GET with a per-request timeout and the caller's AbortSignal. Classifies every
- * failure as a library error: the caller's abort, the timeout, or a transport failure.
+ * One HTTP GET with a per-request timeout, the caller's AbortSignal and a bound on the body
+ * size. Classifies every failure as a library error: the caller's abort, the timeout, a
+ * body over the limit, or a transport failure.
  * @internal
  */
-import { AbortedError, RestTimeoutError, RestTransportError } from '../errors';
+import { AbortedError, ResponseTooLargeError, RestTimeoutError, RestTransportError } from '../errors';
 
-/** The subset of `fetch` the client uses; inject another implementation for tests or proxies. */
+/** The part of a body stream reader the client uses (a WHATWG `ReadableStreamDefaultReader`). */
+export interface BodyReaderLike {
+  read(): Promise<{ readonly done: boolean; readonly value?: Uint8Array }>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/**
+ * The subset of `fetch` the client uses; inject another implementation for tests or proxies.
+ * `body` and `headers` are optional: without `body` the answer is read with `text()` and its
+ * size checked afterwards (the limit then bounds what is accepted, not what is buffered).
+ */
 export type FetchLike = (input: string, init: { method: 'GET'; headers: Record<string, string>; signal: AbortSignal }) => Promise<{
   readonly status: number;
   text(): Promise<string>;
+  readonly headers?: { get(name: string): string | null };
+  readonly body?: { getReader(): BodyReaderLike } | null;
 }>;
 
 /** Status and raw body text of an HTTP answer. */
@@ -23,11 +36,16 @@ export interface FetchTextOptions {
   readonly headers: Record<string, string>;
   readonly operation: string;
   readonly signal?: AbortSignal;
+  /** Largest body accepted, in bytes (after any content decoding). */
+  readonly maxResponseBytes: number;
 }
 
 /**
- * GETs `url` and reads its whole body as text, both within `timeoutMs`.
- * @throws AbortedError when `signal` fires, RestTimeoutError on timeout, RestTransportError otherwise.
+ * GETs `url` and reads its whole body as text, both within `timeoutMs`. The body is read as
+ * a stream and the request aborted as soon as it passes `maxResponseBytes` (or at once when
+ * its Content-Length says it will).
+ * @throws AbortedError when `signal` fires, RestTimeoutError on timeout, ResponseTooLargeError
+ * past the size limit, RestTransportError otherwise.
  */
 export async function fetchText(url: string, o: FetchTextOptions): Promise<HttpAnswer> {
   const context = { operation: o.operation };
@@ -42,17 +60,64 @@ export async function fetchText(url: string, o: FetchTextOptions): Promise<HttpA
   o.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const res = await o.fetch(url, { method: 'GET', headers: o.headers, signal: controller.signal });
+    const limit = o.maxResponseBytes;
+    const tooLarge = (size: string) => {
+      controller.abort();
+      return new ResponseTooLargeError(
+        `${o.operation}: HTTP ${res.status} answer ${size}, over maxResponseBytes (${limit} bytes): request aborted. Raise the REST option 'maxResponseBytes' if such answers are expected`,
+        { operation: o.operation, status: res.status },
+        limit,
+      );
+    };
+    // A declared length over the limit fails before any byte is read (only when it is the
+    // length of the decoded body, i.e. no content coding).
+    const declared = res.headers?.get('content-length');
+    if (declared != null && !res.headers?.get('content-encoding') && Number(declared) > limit) throw tooLarge(`declares Content-Length ${declared}`);
     // Reading the body stays under the same timeout: a server that stalls mid-body is a timeout too.
-    const text = await res.text();
-    return { status: res.status, text };
+    const body = res.body;
+    if (body == null) {
+      const text = await res.text();
+      // UTF-8 takes 1 to 3 bytes per UTF-16 unit: the exact count only when it can matter.
+      if (text.length * 3 > limit) {
+        const bytes = text.length > limit ? text.length : Buffer.byteLength(text, 'utf8');
+        if (bytes > limit) throw tooLarge(`has ${text.length > limit ? 'over ' : ''}${bytes} bytes`);
+      }
+      return { status: res.status, text };
+    }
+    return { status: res.status, text: await readLimited(body.getReader(), limit, tooLarge) };
   } catch (e) {
     if (o.signal?.aborted) throw new AbortedError(`${o.operation}: aborted by the caller`, context, { cause: o.signal.reason });
+    if (e instanceof ResponseTooLargeError) throw e;
     if (timedOut) throw new RestTimeoutError(`${o.operation}: no complete answer within ${o.timeoutMs} ms`, context, { cause: e });
     throw new RestTransportError(`${o.operation}: request failed: ${describe(e)}`, context, { cause: e });
   } finally {
     clearTimeout(timer);
     o.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * Reads a body stream to the end as UTF-8 text (decoded chunk by chunk: a character split
+ * across two chunks is decoded whole), counting bytes; past `limit` it cancels the stream
+ * and throws `tooLarge(...)` without reading further.
+ */
+async function readLimited(reader: BodyReaderLike, limit: number, tooLarge: (size: string) => Error): Promise<string> {
+  const decoder = new TextDecoder('utf-8');
+  let received = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (value === undefined) continue;
+    received += value.byteLength;
+    if (received > limit) {
+      const error = tooLarge(`passed ${received} bytes`);
+      reader.cancel(error).catch(() => undefined);
+      throw error;
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  return text + decoder.decode();
 }
 
 function describe(e: unknown): string {
