@@ -53,8 +53,8 @@ describe('rest command', () => {
     expect(none).toEqual({ code: 2, stdout: '', stderr: 'error ERR_CLI_USAGE: give --rest-url <url> (or EXCHANGE_REST_URL) for a real exchange, or --simulator for an embedded one\n' });
 
     const badUrl = await runProgram(['rest', 'status', '--rest-url', 'ftp://x']);
-    expect(badUrl.code).toBe(1);
-    expect(badUrl.stderr).toMatch(/option '--rest-url <url>' argument 'ftp:\/\/x' is invalid\. expected a http or https URL/);
+    expect(badUrl.code).toBe(2);
+    expect(badUrl.stderr).toMatch(/^error ERR_CLI_USAGE: option '--rest-url <url>' argument 'ftp:\/\/x' is invalid\. expected a http or https URL such as http:\/\/127\.0\.0\.1:8080 \(see exchange-replica rest status --help\)\n$/);
 
     const help = await runProgram(['rest', 'orderBook', '--help']);
     expect(help.code).toBe(0);

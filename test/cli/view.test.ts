@@ -54,7 +54,7 @@ describe('view, stdout not a terminal', () => {
     expect(perp.bid).toMatch(/^\d+$/);
     expect(BigInt(perp.ask!)).toBeGreaterThan(BigInt(perp.bid!));
     expect(groups['SOL/USDC']!.bid).toMatch(/^\d+\.\d{3}$/);
-    expect(live).toMatch(/render_p50=\d+\.\dms render_p99=\d+\.\dms feed_p50=\d+\.\dms feed_p99=\d+\.\dms frames\/s=\d+ resyncs=0 errors=0 fault=none$/);
+    expect(live).toMatch(/model_p50=\d+\.\dms model_p99=\d+\.\dms feed_p50=\d+\.\dms feed_p99=\d+\.\dms frames\/s=\d+ resyncs=0 errors=0 fault=none$/);
 
     // Seed 1: the first fault drawn skips book updates, so the replica must resync and heal.
     const from = child.lines.length;
@@ -68,7 +68,7 @@ describe('view, stdout not a terminal', () => {
     child.write('q');
     const exit = await child.waitForExit();
     expect(exit).toEqual({ code: 0, signal: null });
-    expect(child.lines[child.lines.length - 1]).toMatch(/^view stopped after \d+\.\ds: resyncs [1-9]\d*, errors \d+, server→draw p50 \d+\.\dms p99 \d+\.\dms$/);
+    expect(child.lines[child.lines.length - 1]).toMatch(/^view stopped after \d+\.\ds: resyncs [1-9]\d*, errors \d+, server→model p50 \d+\.\dms p99 \d+\.\dms$/);
     expect(child.stderr).not.toMatch(/error/i);
   });
 

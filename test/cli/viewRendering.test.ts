@@ -10,6 +10,7 @@ import { drawScreen } from '../../src/cli/view/drawScreen';
 import { MarketFormat, padFraction, rate100thBpsToPercent, tokenAmount } from '../../src/cli/view/MarketFormat';
 import { statusLine } from '../../src/cli/view/statusLine';
 import type { ViewFrame } from '../../src/cli/view/ViewFrame';
+import { ViewMetrics } from '../../src/cli/view/ViewMetrics';
 import { ViewModel } from '../../src/cli/view/ViewModel';
 import { prettyJson } from '../../src/cli/watch/prettyJson';
 import { toJsonValue } from '../../src/cli/watch/toJsonValue';
@@ -96,12 +97,13 @@ describe('renderers', () => {
     perp.tradeCount = 1;
     vm.connection = { state: 'open', reason: 'connected' };
     const latency = { p50: 1500, p90: 0, p99: 2500, p999: 0, min: 0, max: 0, count: 1, negative: 0, unit: 'us' as const };
-    return { vm, label: 'test', elapsedMs: 1234, feed: { p50: 100, p99: 900, streams: 1 }, render: { latency, framesPerSecond: 10, drawsPerSecond: 5, updatesPerSecond: 9 }, resyncs: { total: 1, byTrigger: { seq_jump: 1 } }, faultsEnabled: true, lastFault: undefined };
+    const modelLatency = { ...latency, p50: 300, p99: 700 };
+    return { vm, label: 'test', elapsedMs: 1234, feed: { p50: 100, p99: 900, streams: 1 }, render: { latency, framesPerSecond: 10, drawsPerSecond: 5, updatesPerSecond: 9 }, modelLatency, resyncs: { total: 1, byTrigger: { seq_jump: 1 } }, faultsEnabled: true, lastFault: undefined };
   }
 
-  it('prints one plain line with exact decimals', () => {
+  it('prints one plain line with exact decimals, latency to the view model (not to a once-a-second print)', () => {
     expect(statusLine(frame())).toBe(
-      't=1.2s feed=open | BTC-PERP book=live bid=64994 ask=64997 mid=64995.5 spread=3 stats=resyncing last=64995 trades=1 fundings=0 | SOL/USDC book=waiting bid=- ask=- stats=waiting last=- trades=0 | render_p50=1.5ms render_p99=2.5ms feed_p50=0.1ms feed_p99=0.9ms frames/s=10 resyncs=1 errors=0 fault=none',
+      't=1.2s feed=open | BTC-PERP book=live bid=64994 ask=64997 mid=64995.5 spread=3 stats=resyncing last=64995 trades=1 fundings=0 | SOL/USDC book=waiting bid=- ask=- stats=waiting last=- trades=0 | model_p50=0.3ms model_p99=0.7ms feed_p50=0.1ms feed_p99=0.9ms frames/s=10 resyncs=1 errors=0 fault=none',
     );
   });
 
@@ -118,5 +120,21 @@ describe('renderers', () => {
       expect(text).toMatch(/64999 0\.0020 +█+/);
     }
     if (rows >= 45) expect(text).toMatch(/buy +64995 +0\.0003/);
+  });
+});
+
+describe('ViewMetrics', () => {
+  it('measures server -> view model when an update is absorbed, apart from how often it is drawn', () => {
+    const m = new ViewMetrics(0);
+    const ms = 1_000_000n;
+    // Absorbed 2 ms after the server stamped it; drawn (printed) up to a second later.
+    m.noteUpdate(1000n * ms, 1002n * ms);
+    m.noteUpdate(1500n * ms, 1502n * ms);
+    m.drawn(2000n * ms);
+    const s = m.summary(0);
+    expect(s.modelLatency.count).toBe(2);
+    expect(s.modelLatency.p99).toBeGreaterThanOrEqual(1990);
+    expect(s.modelLatency.p99).toBeLessThanOrEqual(2010);
+    expect(s.latency.p99).toBeGreaterThanOrEqual(990_000);
   });
 });

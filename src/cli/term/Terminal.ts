@@ -4,6 +4,7 @@
  * beyond ANSI escapes: no TUI library. @internal
  */
 import { CSI, truncate } from './ansi';
+import { guardBrokenPipe } from './brokenPipe';
 
 /** Streams a Terminal uses (process.stdout / process.stdin by default). */
 export interface TerminalStreams {
@@ -32,6 +33,8 @@ export class Terminal {
   };
 
   constructor(private readonly streams: TerminalStreams = { output: process.stdout, input: process.stdin }) {
+    // Permanent: a write still pending after close() may fail with EPIPE later.
+    guardBrokenPipe(streams.output);
     streams.output.on('error', this.outputError);
   }
 
@@ -140,7 +143,10 @@ export class Terminal {
     this.onClosedListeners.clear();
   }
 
-  /** Restores the terminal and stops watching the output: call once nothing more is written. */
+  /**
+   * Restores the terminal and stops reporting a closed output. Writes made before may still
+   * be pending: their EPIPE stays harmless (see guardBrokenPipe).
+   */
   close(): void {
     this.restore();
     this.streams.output.off('error', this.outputError);

@@ -16,6 +16,8 @@ export interface ViewFrame {
   readonly feed: { readonly p50: number; readonly p99: number; readonly streams: number };
   /** Server -> draw latency and rates. */
   readonly render: { readonly latency: LatencyPercentiles; readonly framesPerSecond: number; readonly drawsPerSecond: number; readonly updatesPerSecond: number };
+  /** Server -> view model latency (every stream the view shows), the one that the one-line output reports. */
+  readonly modelLatency: LatencyPercentiles;
   /** Resyncs by trigger (non-zero ones) and their total. */
   readonly resyncs: { readonly total: number; readonly byTrigger: Readonly<Record<string, number>> };
   /** Whether `f` injects faults (only with the embedded simulator). */
@@ -46,6 +48,7 @@ export function gatherFrame(vm: ViewModel, client: ExchangeClient, label: string
     elapsedMs: Date.now() - startedMs,
     feed: { p50, p99, streams: metrics.length },
     render: { latency: s.latency, framesPerSecond: s.framesPerSecond, drawsPerSecond: s.drawsPerSecond, updatesPerSecond: s.updatesPerSecond },
+    modelLatency: s.modelLatency,
     resyncs: { total, byTrigger },
     faultsEnabled,
     lastFault,

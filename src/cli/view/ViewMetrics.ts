@@ -1,8 +1,12 @@
 /**
  * What the live view measures about itself: latency from each update's server timestamp to
- * the draw that first showed it (p50/p99), and feed frames and draws per second. @internal
+ * the moment the view model absorbed it (its subscriber ran) and to the draw that first
+ * showed it (p50/p99), and feed frames and draws per second. The second includes the
+ * drawing cadence: meaningful on a terminal (several draws a second), not for the one line
+ * a second printed to a pipe, which reports the first. @internal
  */
-import { LatencyTracker, wallClockNs, type LatencyPercentiles } from '../../metrics';
+import { systemClock } from '../../clock';
+import { LatencyTracker, type LatencyPercentiles } from '../../metrics';
 
 /** Updates remembered between two draws; beyond it only the newest are measured (bounded memory). */
 const MAX_PENDING = 20_000;
@@ -36,6 +40,8 @@ class RateMeter {
 export class ViewMetrics {
   /** Server timestamp -> draw, in microseconds. */
   readonly renderLatency = new LatencyTracker({ unit: 'us' });
+  /** Server timestamp -> absorbed by the view model, in microseconds. */
+  readonly modelLatency = new LatencyTracker({ unit: 'us' });
   private pending = new BigInt64Array(1024);
   private pendingCount = 0;
   private readonly frames: RateMeter;
@@ -49,8 +55,9 @@ export class ViewMetrics {
     this.updates = new RateMeter(nowMs);
   }
 
-  /** One replica update (its server `timestamp_ns`) waiting to be drawn. */
-  noteUpdate(timestampNs: bigint): void {
+  /** One replica update (its server `timestamp_ns`) absorbed now, waiting to be drawn. */
+  noteUpdate(timestampNs: bigint, nowNs: bigint = systemClock.nowNs()): void {
+    this.modelLatency.record(nowNs - timestampNs);
     this.updates.add();
     if (this.pendingCount === this.pending.length) {
       if (this.pending.length >= MAX_PENDING) {
@@ -73,20 +80,21 @@ export class ViewMetrics {
   }
 
   /** A draw happened now: every pending update was shown by it. */
-  drawn(nowNs: bigint = wallClockNs()): void {
+  drawn(nowNs: bigint = systemClock.nowNs()): void {
     for (let i = 0; i < this.pendingCount; i++) this.renderLatency.record(nowNs - this.pending[i]!);
     this.pendingCount = 0;
     this.draws.add();
   }
 
-  /** Rates per second and the server->draw percentiles (microseconds). */
-  summary(nowMs: number = performance.now()): { framesPerSecond: number; drawsPerSecond: number; updatesPerSecond: number; framesTotal: number; latency: LatencyPercentiles } {
+  /** Rates per second, the server->draw and server->model percentiles (microseconds). */
+  summary(nowMs: number = performance.now()): { framesPerSecond: number; drawsPerSecond: number; updatesPerSecond: number; framesTotal: number; latency: LatencyPercentiles; modelLatency: LatencyPercentiles } {
     return {
       framesPerSecond: this.frames.rate(nowMs),
       drawsPerSecond: this.draws.rate(nowMs),
       updatesPerSecond: this.updates.rate(nowMs),
       framesTotal: this.framesTotal,
       latency: this.renderLatency.percentiles(),
+      modelLatency: this.modelLatency.percentiles(),
     };
   }
 }

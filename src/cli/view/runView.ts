@@ -4,7 +4,7 @@
  * until `q`, Ctrl-C, a signal or `durationMs`. Always restores the terminal and closes the
  * client and the simulator. @internal
  */
-import { wallClockNs } from '../../metrics';
+import { systemClock } from '../../clock';
 import { RunControl, type StopReason } from '../RunControl';
 import { openTarget } from '../target';
 import { Terminal } from '../term/Terminal';
@@ -71,7 +71,7 @@ export async function runView(options: ViewOptions, io: ViewIo = {}): Promise<St
         const frame = gatherFrame(model, client, target.label, startedMs, picker !== undefined, lastFault);
         if (interactive) terminal.draw(drawScreen(frame, terminal.columns, terminal.rows));
         else terminal.println(statusLine(frame));
-        model.metrics.drawn(wallClockNs());
+        model.metrics.drawn(systemClock.nowNs());
       } catch (e) {
         failure = e;
         control.stop('error');
@@ -105,7 +105,7 @@ export async function runView(options: ViewOptions, io: ViewIo = {}): Promise<St
     throw e;
   } finally {
     if (timer) clearInterval(timer);
-    const summary = vm ? finalSummary(vm, client.resyncCounts(), startedMs) : '';
+    const summary = vm ? finalSummary(vm, client.resyncCounts(), startedMs, interactive) : '';
     vm?.stop();
     terminal.restore();
     process.off('exit', restoreOnExit);
@@ -116,8 +116,9 @@ export async function runView(options: ViewOptions, io: ViewIo = {}): Promise<St
   }
 }
 
-function finalSummary(vm: ViewModel, resyncs: Record<string, number>, startedMs: number): string {
+/** The closing line: server->draw latency after drawing on a terminal, server->model after printing lines (a draw a second is no latency). */
+function finalSummary(vm: ViewModel, resyncs: Record<string, number>, startedMs: number, interactive: boolean): string {
   const total = Object.values(resyncs).reduce((a, b) => a + b, 0);
-  const l = vm.metrics.renderLatency.percentiles();
-  return `view stopped after ${((Date.now() - startedMs) / 1000).toFixed(1)}s: resyncs ${total}, errors ${vm.errorCount}, server→draw p50 ${ms(l.p50)} p99 ${ms(l.p99)}`;
+  const l = (interactive ? vm.metrics.renderLatency : vm.metrics.modelLatency).percentiles();
+  return `view stopped after ${((Date.now() - startedMs) / 1000).toFixed(1)}s: resyncs ${total}, errors ${vm.errorCount}, ${interactive ? 'server→draw' : 'server→model'} p50 ${ms(l.p50)} p99 ${ms(l.p99)}`;
 }

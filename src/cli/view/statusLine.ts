@@ -1,6 +1,8 @@
 /**
  * The live view as ONE line (stdout not a terminal: printed once a second, for pipes and
- * tests). Plain `key=value` words, groups separated by ` | `, no escape sequences. @internal
+ * tests). Plain `key=value` words, groups separated by ` | `, no escape sequences. Latency:
+ * `model_p50`/`model_p99`, server timestamp to the view model, and `feed_p50`/`feed_p99`,
+ * server timestamp to the replica (worst stream). @internal
  */
 import { ms, type ViewFrame } from './ViewFrame';
 import type { MarketView } from './ViewModel';
@@ -31,8 +33,9 @@ export function statusLine(f: ViewFrame): string {
   const r = f.render;
   parts.push(
     [
-      `render_p50=${ms(r.latency.p50)}`,
-      `render_p99=${ms(r.latency.p99)}`,
+      // Not server->draw: one line a second would measure that cadence, not latency.
+      `model_p50=${ms(f.modelLatency.p50)}`,
+      `model_p99=${ms(f.modelLatency.p99)}`,
       `feed_p50=${ms(f.feed.p50)}`,
       `feed_p99=${ms(f.feed.p99)}`,
       `frames/s=${r.framesPerSecond.toFixed(0)}`,

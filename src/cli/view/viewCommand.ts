@@ -23,7 +23,9 @@ On a terminal it redraws in place several times a second:
   - latency from the server's timestamp to the draw (p50/p99) and to the replica, frames/s.
 Keys: f injects a random fault into the simulator (watch a resync heal the book), q or
 Ctrl-C quits. With --rest-url the view shows a real exchange and f is disabled.
-When stdout is not a terminal it prints one line a second instead (key=value words).`;
+When stdout is not a terminal it prints one line a second instead (key=value words); its
+latency is model_p50/model_p99, from the server's timestamp to the view model (a print a
+second would only measure its own cadence), and feed_p50/feed_p99, to the replica.`;
 
 /** The `view` command (mounted by the main program). */
 export function viewCommand(): Command {

@@ -1,27 +1,30 @@
 /**
  * `exchange-replica watch <channel>`: any channel's replica, its scope as flags named as
- * documented (`--market_id 0 --is_perps`), printed as NDJSON (one line per emission) or
+ * documented (`--market_id 0 --market_type perp`), printed as NDJSON (one line per emission) or
  * drawn in place on a terminal; against a real exchange or an embedded simulator. @internal
  */
 import { Argument, Command, Option } from 'commander';
 import type { Subscription } from 'rxjs';
-import { CHANNEL_NAMES, CHANNELS, RESOLUTIONS, streamKey, type ChannelName } from '../../protocol';
+import { CHANNEL_NAMES, RESOLUTIONS, streamKey, type ChannelName } from '../../protocol';
+import { ExchangeReplicaError } from '../../errors';
 import { CliUsageError, reportCliError } from '../cliErrors';
 import { booleanFlag, integerFlag, positiveMsFlag, urlFlag } from '../flagParsers';
 import { RunControl } from '../RunControl';
 import { openTarget } from '../target';
 import { Terminal } from '../term/Terminal';
 import { WatchScreen } from './WatchScreen';
-import { scopeFor, watchSource } from './watchSource';
+import { MARKET_TYPES, scopeFlags, scopeFor, watchSource } from './watchSource';
 
 const EXAMPLES = `
-Scope keys by channel:
-${CHANNEL_NAMES.map((c) => `  ${c.padEnd(13)} ${CHANNELS[c].scopeKeys.map((k) => `--${k}`).join(' ')}`).join('\n')}
+Scope flags by channel:
+${CHANNEL_NAMES.map((c) => `  ${c.padEnd(13)} ${scopeFlags(c)}`).join('\n')}
+--market_type is named and valued as in REST; --is_perps [true|false], the feed's own scope
+key, is accepted instead.
 
 Examples:
-  exchange-replica watch book --simulator --market_id 0 --is_perps --count 3
-  exchange-replica watch trades --simulator --market_id 3 --is_perps false --duration-ms 5000
-  exchange-replica watch candles --rest-url http://127.0.0.1:8080 --market_id 0 --is_perps --interval 1m
+  exchange-replica watch book --simulator --market_id 0 --market_type perp --count 3
+  exchange-replica watch trades --simulator --market_id 3 --market_type spot --duration-ms 5000
+  exchange-replica watch candles --rest-url http://127.0.0.1:8080 --market_id 0 --market_type perp --interval 1m
   exchange-replica watch balances --rest-url http://127.0.0.1:8080 --address <base58> --subaccount_id 0
 
 Output (not a terminal): one JSON object per line. State channels print every emission:
@@ -37,7 +40,8 @@ export function watchCommand(): Command {
     .description("Print a channel's live replica as NDJSON (or draw it on a terminal)")
     .addArgument(new Argument('<channel>', 'feed channel').choices(CHANNEL_NAMES))
     .option('--market_id <n>', 'scope: market id', integerFlag(0, 2 ** 31 - 1))
-    .addOption(new Option('--is_perps [boolean]', 'scope: true for a perp market, false for spot (alone: true)').argParser(booleanFlag))
+    .addOption(new Option('--market_type <type>', 'scope: the market type').choices(MARKET_TYPES))
+    .addOption(new Option('--is_perps [boolean]', 'scope, the feed\'s name of --market_type: true for perp, false for spot (alone: true)').argParser(booleanFlag))
     .addOption(new Option('--interval <resolution>', 'scope: candle resolution').choices(RESOLUTIONS))
     .option('--address <address>', 'scope: account address (base58)')
     .option('--subaccount_id <n>', 'scope: subaccount id', integerFlag(0, 2 ** 31 - 1))
@@ -76,6 +80,16 @@ async function runWatch(channel: ChannelName, flags: Record<string, unknown>): P
   let failure: unknown;
   // The reader went away (`| head`): stop quietly.
   terminal.onOutputClosed(() => control.stop('quit'));
+  // A failure of the watched stream reaches both errors$ and the stream's observer: warnings
+  // wait one turn of the event loop, and the one that is the failure is printed once, as the
+  // closing error line.
+  const warnings: ExchangeReplicaError[] = [];
+  let warningsTimer: NodeJS.Immediate | undefined;
+  const isFailure = (e: ExchangeReplicaError): boolean => e === failure || (failure instanceof ExchangeReplicaError && failure.code === e.code && failure.message === e.message);
+  const flushWarnings = (): void => {
+    warningsTimer = undefined;
+    for (const e of warnings.splice(0)) if (!isFailure(e)) process.stderr.write(`warning ${e.code}: ${e.message.replace(/\s*\n\s*/g, ' ')}\n`);
+  };
   const restoreOnExit = (): void => terminal.restore();
   try {
     const screen = terminal.interactive ? new WatchScreen(terminal, target.label, streamKey(channel, scope)) : undefined;
@@ -95,7 +109,10 @@ async function runWatch(channel: ChannelName, flags: Record<string, unknown>): P
         },
         complete: () => control.stop('quit'),
       }),
-      target.client.errors$.subscribe((e) => process.stderr.write(`warning ${e.code}: ${e.message.replace(/\s*\n\s*/g, ' ')}\n`)),
+      target.client.errors$.subscribe((e) => {
+        warnings.push(e);
+        warningsTimer ??= setImmediate(flushWarnings);
+      }),
     );
     if (screen) {
       subs.push(target.client.connection.state$.subscribe(({ to }) => screen.setFeed(to)));
@@ -112,6 +129,8 @@ async function runWatch(channel: ChannelName, flags: Record<string, unknown>): P
   } finally {
     if (timer) clearInterval(timer);
     for (const s of subs) s.unsubscribe();
+    if (warningsTimer) clearImmediate(warningsTimer);
+    flushWarnings();
     terminal.restore();
     process.off('exit', restoreOnExit);
     control.dispose();

@@ -1,11 +1,12 @@
 /**
- * `watch <channel>`: the channel's scope (feed names: `market_id`, `is_perps`, `interval`,
- * `address`, `subaccount_id`) checked against the channels table, then the client's
- * replica of that channel as a stream of JSON-ready records, one per emission. @internal
+ * `watch <channel>`: the channel's scope (feed names: `market_id`, `is_perps` given as
+ * `market_type`, `interval`, `address`, `subaccount_id`) checked against the channels
+ * table, then the client's replica of that channel as a stream of JSON-ready records, one
+ * per emission. @internal
  */
 import { map, type Observable } from 'rxjs';
 import type { ExchangeClient } from '../../client';
-import { CHANNELS, streamKey, validateScope, type ChannelName, type Scope } from '../../protocol';
+import { CHANNELS, streamKey, validateScope, type ChannelName, type Scope, type ScopeKey } from '../../protocol';
 import type { EventItem, ReplicaState } from '../../replicas';
 import { CliUsageError } from '../cliErrors';
 import { newest, toJsonValue, type JsonLimits } from './toJsonValue';
@@ -13,16 +14,45 @@ import { newest, toJsonValue, type JsonLimits } from './toJsonValue';
 /** One printed record: a replica state emission, or an event stream item. */
 export type WatchRecord = Record<string, unknown> & { readonly channel: ChannelName; readonly stream: string };
 
+/** `market_type` (the REST name, values perp|spot) stands for the feed's `is_perps` scope key. */
+export const MARKET_TYPES = ['perp', 'spot'] as const;
+export type MarketTypeFlag = (typeof MARKET_TYPES)[number];
+
+/** The flag of a scope key: `is_perps` is given as `--market_type perp|spot` (or `--is_perps`). */
+function flagOf(key: ScopeKey, viaIsPerps: boolean): string {
+  return key === 'is_perps' ? (viaIsPerps ? '--is_perps' : '--market_type') : `--${key}`;
+}
+
+/** The scope flags of a channel, for messages and help: `--market_id --market_type perp|spot`. */
+export function scopeFlags(channel: ChannelName): string {
+  return CHANNELS[channel].scopeKeys.map((k) => (k === 'is_perps' ? '--market_type perp|spot' : `--${k}`)).join(' ');
+}
+
 /**
- * The scope of `channel` from the flags (absent flags are left out).
- * @throws CliUsageError naming the missing, ill-typed or unexpected scope key.
+ * The scope of `channel` from the flags (absent flags are left out). The market type is
+ * `--market_type perp|spot`, as REST names it; `--is_perps [true|false]`, the feed's own
+ * scope key, is accepted as an alias.
+ * @throws CliUsageError naming the missing, ill-typed, conflicting or unexpected flag and the channel's scope flags.
  */
 export function scopeFor(channel: ChannelName, flags: Readonly<Record<string, unknown>>): Scope {
+  const accepted = `scope flags of ${channel}: ${scopeFlags(channel)}`;
+  const marketType = flags.market_type as MarketTypeFlag | undefined;
+  const isPerps = flags.is_perps as boolean | undefined;
+  if (marketType !== undefined && isPerps !== undefined && (marketType === 'perp') !== isPerps) {
+    throw new CliUsageError(`--market_type ${marketType} and --is_perps ${String(isPerps)} disagree: give one of them (${accepted})`);
+  }
   const input: Record<string, unknown> = {};
-  for (const key of ['market_id', 'is_perps', 'interval', 'address', 'subaccount_id'] as const) if (flags[key] !== undefined) input[key] = flags[key];
+  for (const key of ['market_id', 'interval', 'address', 'subaccount_id'] as const) if (flags[key] !== undefined) input[key] = flags[key];
+  if (isPerps !== undefined) input.is_perps = isPerps;
+  else if (marketType !== undefined) input.is_perps = marketType === 'perp';
   const r = validateScope(channel, input);
-  if (!r.ok) throw new CliUsageError(`--${r.key}: ${r.message}`);
-  return r.scope;
+  if (r.ok) return r.scope;
+  const flag = flagOf(r.key, isPerps !== undefined);
+  const def = CHANNELS[channel];
+  if (r.key === 'is_perps' && input.is_perps !== undefined && def.perpOnly) throw new CliUsageError(`${flag}: channel ${channel} is perp-only and takes no market type (${accepted})`);
+  if (input[r.key] === undefined) throw new CliUsageError(`${flag} is required for channel ${channel} (${accepted})`);
+  if (!def.scopeKeys.includes(r.key)) throw new CliUsageError(`${flag} is not a scope flag of channel ${channel} (${accepted})`);
+  throw new CliUsageError(`${flag} is invalid for channel ${channel}: got ${JSON.stringify(input[r.key])} (${accepted})`);
 }
 
 function stateRecord(channel: ChannelName, stream: string, e: ReplicaState<unknown>, limits: JsonLimits): WatchRecord {
