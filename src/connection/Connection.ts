@@ -1,21 +1,22 @@
 /**
  * The feed connection: one WebSocket at a time, opened lazily, kept alive with protocol
- * pings, reopened with backoff when it drops, and given up for good only when the feed says
- * it does not exist (`FEED_UNAVAILABLE` on a socket that served nothing yet) or the
- * reconnect attempts run out. A `FEED_UNAVAILABLE` on a socket that was serving (a deploy,
- * an incident) is a drop like any other: reconnect with backoff; if the next socket answers
- * it before serving anything, the feed is gone for good. It knows nothing
- * of channels or subscriptions: it moves text frames, and the router re-subscribes after
- * each `open`.
+ * pings, reopened with backoff when it drops, and given up for good when the reconnect
+ * attempts run out or its owner says so ({@link Connection.fail}). It hands every text frame
+ * on as received and knows nothing of what frames say: the router reads them and answers
+ * with commands (`fail` when the feed refuses for good, `reconnect` when it withdrew a
+ * serving feed, `expectClose` when the server announced why it closes). It knows nothing
+ * of channels or subscriptions either: the router re-subscribes after each `open`.
  */
 import { EventEmitter } from 'eventemitter3';
 import type { Observable } from 'rxjs';
-import { ClientClosedError, ConnectionFailedError, FeedError, FrameTooLargeError, type ExchangeReplicaError } from '../errors';
-import { decodeServerFrame, type ClientFrame, type FeedErrorCode } from '../protocol';
+import { Backoff } from '../clock/Backoff';
+import type { Timer } from '../clock/Clock';
+import { ClientClosedError, ConnectionFailedError, FrameTooLargeError, type ExchangeReplicaError } from '../errors';
+import type { ClientFrame } from '../protocol';
 import { resolveConnectionOptions, SOCKET_OPEN, type ConnectionOptions, type RawSocketData, type ResolvedConnectionOptions, type WebSocketLike } from './connectionOptions';
 import { ConnectionState, type ConnectionStateName, type StateChange } from './connectionState';
 import { KeepAlive } from './keepAlive';
-import { FatalAttemptError, ReconnectPolicy, reconnectLoop } from './reconnectPolicy';
+import { reconnectLoop } from './reconnectPolicy';
 
 /** Payload of `open`. */
 export interface OpenInfo {
@@ -37,14 +38,14 @@ export interface CloseInfo {
 export interface ConnectionEvents {
   state: (change: StateChange) => void;
   open: (info: OpenInfo) => void;
-  /** One text frame from the server, exactly as received. Server error frames that end the connection are consumed here. */
+  /** One text frame from the server, exactly as received (every frame, error frames included). */
   message: (text: string) => void;
   close: (info: CloseInfo) => void;
   /**
-   * The connection failed for good (`FeedError` FEED_UNAVAILABLE or `ConnectionFailedError`;
-   * state `failed`), or a socket was dropped for a reason the caller should know and the
-   * connection reconnects (`FrameTooLargeError`: a frame over `maxFrameBytes`; followed by
-   * `close` with code 1009 and `willReconnect: true`).
+   * The connection failed for good (the error given to {@link Connection.fail}, e.g. `FeedError`
+   * FEED_UNAVAILABLE, or `ConnectionFailedError`; state `failed`), or a socket was dropped
+   * for a reason the caller should know and the connection reconnects (`FrameTooLargeError`:
+   * a frame over `maxFrameBytes`; followed by `close` with code 1009 and `willReconnect: true`).
    */
   error: (error: ExchangeReplicaError) => void;
 }
@@ -55,8 +56,8 @@ const NORMAL_CLOSURE = 1000;
 const MESSAGE_TOO_BIG = 1009;
 /** Codes of the `ws` errors raised for a frame over `maxPayload` (or a length no integer can hold). */
 const WS_TOO_LARGE_CODES: ReadonlySet<unknown> = new Set(['WS_ERR_UNSUPPORTED_MESSAGE_LENGTH', 'WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH']);
-const FEED_UNAVAILABLE: FeedErrorCode = 'FEED_UNAVAILABLE';
-const HEARTBEAT_TIMEOUT: FeedErrorCode = 'HEARTBEAT_TIMEOUT';
+/** Failures of an attempt that no retry can cure (the socket class throws on construction). */
+const isFatal = (error: unknown): boolean => error instanceof ConnectionFailedError;
 
 /**
  * @example
@@ -70,18 +71,16 @@ const HEARTBEAT_TIMEOUT: FeedErrorCode = 'HEARTBEAT_TIMEOUT';
 export class Connection extends EventEmitter<ConnectionEvents> {
   readonly options: ResolvedConnectionOptions;
   private readonly machine: ConnectionState;
-  private readonly policy: ReconnectPolicy;
+  private readonly backoff: Backoff;
   private readonly keepAlive: KeepAlive;
   private socket: WebSocketLike | undefined;
   private openCount = 0;
   private requestCount = 0;
   private loop: AbortController | undefined;
-  private stableTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Why the current socket is about to end, when the server told us first (HEARTBEAT_TIMEOUT). */
+  private stableTimer: Timer | undefined;
+  /** Why the current socket is about to end, when the server said so first ({@link expectClose}). */
   private closingReason: string | undefined;
   private lastSocketError: Error | undefined;
-  /** The current socket delivered a frame other than a closing error: the feed was serving on it. */
-  private serving = false;
   private failure: ExchangeReplicaError | undefined;
 
   /** @throws InvalidParameterError on an option that cannot work. */
@@ -89,12 +88,13 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     super();
     this.options = resolveConnectionOptions(options);
     this.machine = new ConnectionState(this);
-    this.policy = new ReconnectPolicy(this.options.reconnect, this.options.random);
+    this.backoff = new Backoff(this.options.reconnect, this.options.random);
     this.keepAlive = new KeepAlive({
       intervalMs: this.options.heartbeatIntervalMs,
       timeoutMs: this.options.pongTimeoutMs,
       ping: () => this.send({ type: 'ping', request_id: this.nextRequestId() }),
       onDead: (reason) => this.terminateDead(reason),
+      clock: this.options.clock,
     });
   }
 
@@ -105,6 +105,11 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   /** Every state change (the current one first); completes after `closed`. */
   get state$(): Observable<StateChange> {
     return this.machine.state$;
+  }
+
+  /** The feed URL. */
+  get url(): string {
+    return this.options.url;
   }
 
   /** Number of sockets opened so far (the generation of the current one). */
@@ -131,7 +136,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
       () => undefined,
       (error: Error) => {
         if (loop.signal.aborted) return;
-        if (error instanceof FatalAttemptError) return this.fail(error.originalError as ExchangeReplicaError, error.message);
+        if (error instanceof ConnectionFailedError) return this.fail(error, error.message);
         this.startReconnect(`connect failed: ${error.message}`);
       },
     );
@@ -147,6 +152,47 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     if (ws === undefined || ws.readyState !== SOCKET_OPEN) return false;
     ws.send(JSON.stringify(frame));
     return true;
+  }
+
+  /**
+   * Ends the connection for good: state `failed` with `error` as {@link failureError}, the
+   * socket closed, no reconnect; `error` is emitted. Does nothing once `closed` or `failed`.
+   * The router calls it when the feed refuses to serve (`FEED_UNAVAILABLE` on a fresh socket).
+   * @param reason the state change's reason. @default error.message
+   */
+  fail(error: ExchangeReplicaError, reason: string = error.message): void {
+    if (this.state === 'closed' || this.state === 'failed') return;
+    this.failure = error;
+    this.loop?.abort(error);
+    this.loop = undefined;
+    const ws = this.detach();
+    this.machine.setState('failed', reason);
+    if (ws !== undefined) {
+      ws.close(NORMAL_CLOSURE, 'client gave up');
+      this.emit('close', { code: NORMAL_CLOSURE, reason, willReconnect: false });
+    }
+    this.emit('error', error);
+  }
+
+  /**
+   * Ends the open socket (normal close) and reconnects with backoff, as after a drop: `close`
+   * is emitted with `reason` and `willReconnect: true`. Does nothing unless a socket is open.
+   * The router calls it when the server withdrew a feed that was serving.
+   */
+  reconnect(reason: string): void {
+    const ws = this.detach();
+    if (ws === undefined) return;
+    ws.close(NORMAL_CLOSURE, 'reconnecting');
+    this.dropped(NORMAL_CLOSURE, reason);
+  }
+
+  /**
+   * The server announced that it is about to close the open socket (e.g. `HEARTBEAT_TIMEOUT`):
+   * the close that follows is reported with `reason` and reconnects as usual. Does nothing
+   * unless a socket is open.
+   */
+  expectClose(reason: string): void {
+    if (this.socket !== undefined) this.closingReason = reason;
   }
 
   /** Closes for good: no reconnect, every timer released. Idempotent. */
@@ -172,12 +218,12 @@ export class Connection extends EventEmitter<ConnectionEvents> {
         ws = new this.options.WebSocket(this.options.url, { maxPayload: this.options.maxFrameBytes, perMessageDeflate: true });
       } catch (e) {
         const message = `cannot open a socket to ${this.options.url}: ${(e as Error).message}`;
-        return reject(new FatalAttemptError(new ConnectionFailedError(message, {}, { cause: e })));
+        return reject(new ConnectionFailedError(message, {}, { cause: e }));
       }
       let settled = false;
       const settle = () => {
         settled = true;
-        clearTimeout(timer);
+        timer.cancel();
         signal.removeEventListener('abort', onAbort);
       };
       const failAttempt = (error: Error) => {
@@ -187,7 +233,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
         reject(error);
       };
       const onAbort = () => failAttempt(signal.reason as Error);
-      const timer = setTimeout(() => failAttempt(new Error(`socket not open after ${this.options.connectTimeoutMs} ms`)), this.options.connectTimeoutMs);
+      const timer = this.options.clock.setTimer(() => failAttempt(new Error(`socket not open after ${this.options.connectTimeoutMs} ms`)), this.options.connectTimeoutMs);
       signal.addEventListener('abort', onAbort, { once: true });
 
       ws.on('open', () => {
@@ -215,20 +261,19 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   private adopt(ws: WebSocketLike): void {
     this.socket = ws;
     this.lastSocketError = undefined;
-    this.serving = false;
     const generation = ++this.openCount;
-    const attempts = this.policy.attempts;
+    const attempts = this.backoff.attempts;
     this.keepAlive.start();
-    this.stableTimer = setTimeout(() => {
+    this.stableTimer = this.options.clock.setTimer(() => {
       this.stableTimer = undefined;
-      this.policy.reset();
+      this.backoff.reset();
     }, this.options.reconnect.stableAfterMs);
     this.machine.setState('open', generation === 1 ? 'connected' : `reconnected (generation ${generation}, after ${attempts} attempt(s))`);
     // A state listener may have closed the connection already.
     if (this.socket === ws) this.emit('open', { generation, attempts });
   }
 
-  /** Hot path: one conversion to string, one liveness mark, one substring scan. */
+  /** Hot path: one conversion to string, one liveness mark; the content is the router's. */
   private onMessage(data: RawSocketData): void {
     // The protocol uses text frames only; a binary one is decoded as UTF-8 all the same (the router reports it if it does not parse).
     const text = typeof data === 'string' ? data : Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : new TextDecoder().decode(data);
@@ -236,46 +281,13 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     // (a string's length in UTF-16 units never exceeds its size in UTF-8 bytes).
     if (text.length > this.options.maxFrameBytes) return this.dropOversizedFrame(`received a frame of ${text.length} characters`);
     this.keepAlive.onFrame();
-    // Only error frames contain the quoted word `"error"` (their type and key); the rare hit is parsed in full.
-    if (text.includes('"error"') && this.consumeClosingError(text)) return;
-    this.serving = true;
     this.emit('message', text);
-  }
-
-  /** Handles the error frames after which the server closes. Returns true when the frame was one. */
-  private consumeClosingError(text: string): boolean {
-    const decoded = decodeServerFrame(text);
-    if (!decoded.ok || decoded.frame.type !== 'error') return false;
-    const { code, error } = decoded.frame;
-    if (code === FEED_UNAVAILABLE && this.serving) {
-      this.dropServingSocket(`server sent ${FEED_UNAVAILABLE} on a connection that was serving (${error}): reconnecting`);
-      return true;
-    }
-    if (code === FEED_UNAVAILABLE) {
-      const failure = new FeedError(FEED_UNAVAILABLE, `the streaming feed at ${this.options.url} is not available on this deployment (server: ${error}); not reconnecting, REST calls are unaffected`);
-      this.fail(failure, `server sent ${FEED_UNAVAILABLE}`);
-      return true;
-    }
-    if (code === HEARTBEAT_TIMEOUT) {
-      // The server closes right after; reconnecting is the normal drop path, with this reason.
-      this.closingReason = `server sent ${HEARTBEAT_TIMEOUT}: ${error}`;
-      return true;
-    }
-    return false;
   }
 
   private onSocketClosed(code: number, reason: string): void {
     const why = this.closingReason ?? `socket closed by the server (code ${code}${reason ? `, ${reason}` : ''}${this.lastSocketError ? `, ${this.lastSocketError.message}` : ''})`;
     this.detach();
     this.dropped(code, why);
-  }
-
-  /** The server withdrew a feed that was working: close this socket ourselves (it may not) and reconnect. */
-  private dropServingSocket(reason: string): void {
-    const ws = this.detach();
-    if (ws === undefined) return;
-    ws.close(NORMAL_CLOSURE, 'feed withdrawn');
-    this.dropped(NORMAL_CLOSURE, reason);
   }
 
   /**
@@ -320,29 +332,15 @@ export class Connection extends EventEmitter<ConnectionEvents> {
 
   private runReconnectLoop(): void {
     const loop = (this.loop = new AbortController());
-    reconnectLoop(this.policy, (signal) => this.openSocket(signal), loop.signal).then(
+    reconnectLoop(this.backoff, (signal) => this.openSocket(signal), { signal: loop.signal, clock: this.options.clock, isFatal }).then(
       () => undefined,
       (error: Error) => {
         if (loop.signal.aborted) return;
         if (error instanceof ConnectionFailedError) return this.fail(error, error.message);
-        const attempts = this.policy.attempts;
+        const attempts = this.backoff.attempts;
         this.fail(new ConnectionFailedError(`gave up reconnecting to ${this.options.url} after ${attempts} attempt(s): ${error.message}`, {}, { cause: error }), `reconnect attempts exhausted (${attempts})`);
       },
     );
-  }
-
-  /** The connection cannot work: no reconnect, until `close()`. */
-  private fail(error: ExchangeReplicaError, reason: string): void {
-    this.failure = error;
-    this.loop?.abort(error);
-    this.loop = undefined;
-    const ws = this.detach();
-    this.machine.setState('failed', reason);
-    if (ws !== undefined) {
-      ws.close(NORMAL_CLOSURE, 'client gave up');
-      this.emit('close', { code: NORMAL_CLOSURE, reason, willReconnect: false });
-    }
-    this.emit('error', error);
   }
 
   /** Forgets the current socket (its late events are ignored) and stops its timers. */
@@ -351,7 +349,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     this.socket = undefined;
     this.closingReason = undefined;
     this.keepAlive.stop();
-    if (this.stableTimer !== undefined) clearTimeout(this.stableTimer);
+    this.stableTimer?.cancel();
     this.stableTimer = undefined;
     return ws;
   }

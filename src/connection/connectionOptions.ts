@@ -5,7 +5,8 @@
 import WebSocket from 'ws';
 import { InvalidParameterError } from '../errors';
 import { SERVER_IDLE_TIMEOUT_MS } from '../protocol';
-import type { ReconnectPolicyOptions, ResolvedReconnectPolicyOptions } from './reconnectPolicy';
+import { systemClock, type Clock } from '../clock/Clock';
+import { resolveReconnectPolicy, type ReconnectPolicyOptions, type ResolvedReconnectPolicyOptions } from './reconnectPolicy';
 
 /** What a text or binary message from `ws` can be (`ws` gives Node `Buffer`s, which are `Uint8Array`s). */
 export type RawSocketData = Uint8Array | ArrayBuffer | Uint8Array[] | string;
@@ -55,10 +56,16 @@ export interface ConnectionOptions {
   readonly pongTimeoutMs?: number;
   /** A socket that is not open after this time counts as a failed attempt. @default 10000 */
   readonly connectTimeoutMs?: number;
-  /** Backoff between reconnect attempts (each key has its own default). */
+  /**
+   * Backoff between reconnect attempts, in the library's one backoff shape plus `stableAfterMs`
+   * (each key has its own default).
+   * @default { initialDelayMs: 250, maxDelayMs: 10000, factor: 2, jitter: 0.5, retries: Infinity, stableAfterMs: 30000 }
+   */
   readonly reconnect?: ReconnectPolicyOptions;
   /** Source of the reconnect jitter, uniform in [0, 1). Inject a seeded one in tests. @default Math.random */
   readonly random?: () => number;
+  /** Time source of every timer of the connection (keep-alive, connect timeout, backoff, stable period). @default systemClock */
+  readonly clock?: Clock;
   /**
    * Largest feed frame accepted, in bytes, measured after permessage-deflate decompression
    * (passed to `ws` as `maxPayload`, which stops inflating past it). A larger frame closes
@@ -80,6 +87,7 @@ export interface ResolvedConnectionOptions {
   readonly connectTimeoutMs: number;
   readonly reconnect: ResolvedReconnectPolicyOptions;
   readonly random: () => number;
+  readonly clock: Clock;
   readonly maxFrameBytes: number;
 }
 
@@ -93,22 +101,15 @@ const MAX_FRAME_BYTES_LIMIT = 2 ** 31 - 1;
  * @throws InvalidParameterError on a setting that cannot work (e.g. a heartbeat slower than the server's idle timeout).
  */
 export function resolveConnectionOptions(options: ConnectionOptions): ResolvedConnectionOptions {
-  const r = options.reconnect ?? {};
   const resolved: ResolvedConnectionOptions = {
     url: options.url,
     WebSocket: options.WebSocket ?? WebSocket,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 15_000,
     pongTimeoutMs: options.pongTimeoutMs ?? 10_000,
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
-    reconnect: {
-      initialDelayMs: r.initialDelayMs ?? 250,
-      maxDelayMs: r.maxDelayMs ?? 10_000,
-      factor: r.factor ?? 2,
-      jitter: r.jitter ?? 0.5,
-      stableAfterMs: r.stableAfterMs ?? 30_000,
-      maxAttempts: r.maxAttempts ?? Number.POSITIVE_INFINITY,
-    },
+    reconnect: resolveReconnectPolicy(options.reconnect),
     random: options.random ?? Math.random,
+    clock: options.clock ?? systemClock,
     maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
   };
   if (!(resolved.heartbeatIntervalMs > 0 && resolved.heartbeatIntervalMs < SERVER_IDLE_TIMEOUT_MS)) {
@@ -120,10 +121,5 @@ export function resolveConnectionOptions(options: ConnectionOptions): ResolvedCo
   if (!(Number.isInteger(resolved.maxFrameBytes) && resolved.maxFrameBytes >= 1 && resolved.maxFrameBytes <= MAX_FRAME_BYTES_LIMIT)) {
     throw new InvalidParameterError(`maxFrameBytes must be an integer number of bytes in [1, ${MAX_FRAME_BYTES_LIMIT}]: got ${resolved.maxFrameBytes}`, { param: 'maxFrameBytes' });
   }
-  const { jitter, factor, initialDelayMs, maxDelayMs, maxAttempts } = resolved.reconnect;
-  if (!(jitter >= 0 && jitter <= 1)) throw new InvalidParameterError(`reconnect.jitter must be in [0, 1]: got ${jitter}`, { param: 'reconnect.jitter' });
-  if (!(factor >= 1)) throw new InvalidParameterError(`reconnect.factor must be >= 1: got ${factor}`, { param: 'reconnect.factor' });
-  if (!(initialDelayMs >= 0 && maxDelayMs >= initialDelayMs)) throw new InvalidParameterError(`reconnect delays must satisfy 0 <= initialDelayMs <= maxDelayMs: got ${initialDelayMs}, ${maxDelayMs}`, { param: 'reconnect.initialDelayMs' });
-  if (!(maxAttempts >= 1)) throw new InvalidParameterError(`reconnect.maxAttempts must be >= 1: got ${maxAttempts}`, { param: 'reconnect.maxAttempts' });
   return resolved;
 }

@@ -3,4 +3,4 @@ export { Connection, type CloseInfo, type ConnectionEvents, type OpenInfo } from
 export { resolveConnectionOptions, SOCKET_OPEN, type ConnectionOptions, type RawSocketData, type ResolvedConnectionOptions, type WebSocketConstructor, type WebSocketLike } from './connectionOptions';
 export { ConnectionState, IllegalStateTransitionError, type ConnectionStateName, type StateChange, type StateChangeSink } from './connectionState';
 export { KeepAlive, type KeepAliveOptions } from './keepAlive';
-export { abortableDelay, FatalAttemptError, ReconnectPolicy, reconnectLoop, type ReconnectPolicyOptions, type ResolvedReconnectPolicyOptions } from './reconnectPolicy';
+export { RECONNECT_DEFAULTS, reconnectLoop, resolveReconnectPolicy, type ReconnectPolicyOptions, type ResolvedReconnectPolicyOptions } from './reconnectPolicy';

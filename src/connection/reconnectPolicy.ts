@@ -1,16 +1,20 @@
 /**
- * Reconnect backoff: exponential delays with jitter, a consecutive-attempt counter that
- * resets once a connection has stayed up long enough, and the retry loop that applies it.
+ * Reconnect backoff: the library's one backoff shape ({@link BackoffOptions}) plus the time
+ * after which an open connection counts as stable (the attempt counter starts over), and the
+ * retry loop that applies it.
  */
-import pRetry, { AbortError } from 'p-retry';
+import { resolveBackoffOptions, type Backoff, type BackoffOptions, type ResolvedBackoffOptions } from '../clock/Backoff';
+import type { Clock } from '../clock/Clock';
+import { sleep } from '../clock/sleep';
+import { InvalidParameterError } from '../errors';
 
-/** Backoff settings. Defaults are applied by `resolveConnectionOptions`. */
-export interface ReconnectPolicyOptions {
-  /** Base delay before the first reconnect attempt. @default 250 */
+/** Reconnect settings: the backoff of the attempts after a drop (or a failed first connect). */
+export interface ReconnectPolicyOptions extends BackoffOptions {
+  /** Delay before the first reconnect attempt, in milliseconds. @default 250 */
   readonly initialDelayMs?: number;
-  /** Upper bound of any delay. @default 10000 */
+  /** Upper bound of any delay, in milliseconds. @default 10000 */
   readonly maxDelayMs?: number;
-  /** Growth of the base delay per consecutive attempt. @default 2 */
+  /** Growth of the delay per consecutive attempt. @default 2 */
   readonly factor?: number;
   /**
    * Fraction of each delay that is random: the delay is uniform in
@@ -19,104 +23,55 @@ export interface ReconnectPolicyOptions {
    * @default 0.5
    */
   readonly jitter?: number;
+  /** Consecutive failed attempts after which the connection gives up (state `failed`); 0 = never reconnect. @default Infinity */
+  readonly retries?: number;
   /** A connection that stayed open this long resets the attempt counter. @default 30000 */
   readonly stableAfterMs?: number;
-  /** Consecutive failed attempts after which the connection gives up (state `failed`). @default Infinity */
-  readonly maxAttempts?: number;
 }
 
-export type ResolvedReconnectPolicyOptions = Required<ReconnectPolicyOptions>;
+export type ResolvedReconnectPolicyOptions = ResolvedBackoffOptions & { readonly stableAfterMs: number };
+
+/** Defaults of {@link ReconnectPolicyOptions}. */
+export const RECONNECT_DEFAULTS: ResolvedReconnectPolicyOptions = Object.freeze({
+  initialDelayMs: 250,
+  maxDelayMs: 10_000,
+  factor: 2,
+  jitter: 0.5,
+  retries: Number.POSITIVE_INFINITY,
+  stableAfterMs: 30_000,
+});
 
 /**
- * Counts consecutive reconnect attempts and computes the delay before each.
- * @example
- * const policy = new ReconnectPolicy(options, Math.random);
- * const wait = policy.nextDelay(); // 125..250 ms for the first attempt with the defaults
+ * Completes `options` with {@link RECONNECT_DEFAULTS} and checks every field.
+ * @throws InvalidParameterError naming the field (`reconnect.<name>`).
  */
-export class ReconnectPolicy {
-  private attemptCount = 0;
-
-  constructor(
-    readonly options: ResolvedReconnectPolicyOptions,
-    private readonly random: () => number,
-  ) {}
-
-  /** Attempts made since the last reset. */
-  get attempts(): number {
-    return this.attemptCount;
+export function resolveReconnectPolicy(options: ReconnectPolicyOptions = {}): ResolvedReconnectPolicyOptions {
+  const backoff = resolveBackoffOptions(options, RECONNECT_DEFAULTS, 'reconnect');
+  const stableAfterMs = options.stableAfterMs ?? RECONNECT_DEFAULTS.stableAfterMs;
+  if (typeof stableAfterMs !== 'number' || !(stableAfterMs >= 0) || !Number.isFinite(stableAfterMs)) {
+    throw new InvalidParameterError(`invalid 'reconnect.stableAfterMs': expected a finite number >= 0, got ${String(stableAfterMs)}`, { param: 'reconnect.stableAfterMs' });
   }
-
-  /** True when no attempt is left. */
-  get exhausted(): boolean {
-    return this.attemptCount >= this.options.maxAttempts;
-  }
-
-  /** The delay before attempt number `attempt` (0-based), drawing one random number. */
-  delayFor(attempt: number): number {
-    const { initialDelayMs, maxDelayMs, factor, jitter } = this.options;
-    const base = Math.min(maxDelayMs, initialDelayMs * factor ** attempt);
-    return Math.round(base * (1 - jitter * this.random()));
-  }
-
-  /** Counts one attempt and returns the delay to wait before making it. */
-  nextDelay(): number {
-    return this.delayFor(this.attemptCount++);
-  }
-
-  /** The connection proved stable: the next drop starts from the initial delay again. */
-  reset(): void {
-    this.attemptCount = 0;
-  }
+  return Object.freeze({ ...backoff, stableAfterMs });
 }
-
-/** Sleeps `ms`, rejecting with the signal's reason as soon as it aborts. */
-export function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** Wraps an error that must end the loop at once (no further attempt). */
-export class FatalAttemptError extends AbortError {}
 
 /**
- * Runs `attempt` until it succeeds, waiting the policy's delay before each try (also the
- * first: this loop starts after something failed). Stops when `signal` aborts (rejecting
- * with its reason), when `attempt` throws a `FatalAttemptError` (rejecting with the wrapped
- * error), or when the policy is exhausted (rejecting with the last error).
+ * Runs `attempt` until it succeeds, waiting the backoff's delay on `clock` before each try
+ * (also the first: this loop starts after something failed). Stops when `signal` aborts
+ * (rejecting with its reason), when an attempt fails with an error `isFatal` accepts
+ * (rejecting with it), or when the backoff is exhausted (rejecting with the last error).
+ * The backoff's counter carries over between loops until the caller resets it.
  */
-export function reconnectLoop<T>(policy: ReconnectPolicy, attempt: (signal: AbortSignal) => Promise<T>, signal: AbortSignal, onFailedAttempt?: (error: Error) => void): Promise<T> {
-  if (policy.exhausted) return Promise.reject(new Error(`no reconnect attempt left (maxAttempts ${policy.options.maxAttempts})`));
-  return pRetry(
-    async () => {
-      await abortableDelay(policy.nextDelay(), signal);
-      try {
-        return await attempt(signal);
-      } catch (e) {
-        // p-retry never retries a TypeError; a failed attempt is retried whatever its class.
-        if (e instanceof TypeError) throw new Error(e.message, { cause: e });
-        throw e;
-      }
-    },
-    {
-      signal,
-      retries: Number.POSITIVE_INFINITY,
-      // The delays are ours (policy.nextDelay, inside the attempt): p-retry adds none.
-      minTimeout: 0,
-      maxTimeout: 0,
-      onFailedAttempt: ({ error }) => {
-        if (!signal.aborted) onFailedAttempt?.(error);
-      },
-      shouldRetry: () => !policy.exhausted,
-    },
-  );
+export async function reconnectLoop<T>(backoff: Backoff, attempt: (signal: AbortSignal) => Promise<T>, options: { readonly signal: AbortSignal; readonly clock: Clock; readonly isFatal: (error: unknown) => boolean }): Promise<T> {
+  let last: unknown = new Error(`no reconnect attempt left (retries ${backoff.options.retries})`);
+  for (let delay = backoff.next(); delay !== undefined; delay = backoff.next()) {
+    await sleep(delay, options.signal, options.clock);
+    try {
+      return await attempt(options.signal);
+    } catch (e) {
+      options.signal.throwIfAborted();
+      if (options.isFatal(e)) throw e;
+      last = e;
+    }
+  }
+  throw last;
 }

@@ -35,7 +35,7 @@ export interface LatencyPercentiles {
  *
  * @example
  * const t = new LatencyTracker();            // reports microseconds
- * t.record(wallClockNs() - BigInt(update.timestamp_ns));
+ * t.record(systemClock.nowNs() - BigInt(update.timestamp_ns));
  * t.percentiles().p99;
  */
 export class LatencyTracker {

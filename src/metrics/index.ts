@@ -1,3 +1,2 @@
-/** Latency and staleness measurement. */
+/** Latency and staleness measurement (time itself is read through `src/clock`). */
 export { LatencyTracker, type LatencyPercentiles, type LatencyTrackerOptions, type LatencyUnit } from './LatencyTracker';
-export { wallClockNs } from './wallClockNs';

@@ -11,6 +11,7 @@ import { DriftDeduper, type DriftEvent } from './DriftDeduper';
 import { fetchText, type FetchLike } from './fetchText';
 import { interpretResponse } from './interpretResponse';
 import type { OperationArgs, OperationMethods, OperationResponse, RequestOptions } from './operationTypes';
+import type { BackoffOptions } from '../clock/Backoff';
 import { DEFAULT_RETRY_POLICY, resolveRetryPolicy, withRetry, type RetryPolicy } from './retryPolicy';
 
 /** Options of {@link RestClient}. */
@@ -19,8 +20,11 @@ export interface RestClientOptions {
   readonly baseUrl: string | URL;
   /** Timeout of each attempt (request and whole body), in milliseconds. @default 10000 */
   readonly timeoutMs?: number;
-  /** Retry policy; fields left out keep their defaults. @default { retries: 3, minDelayMs: 100, maxDelayMs: 2000, factor: 2, jitter: true } */
-  readonly retry?: Partial<RetryPolicy>;
+  /**
+   * Retry policy, in the library's one backoff shape; fields left out keep their defaults.
+   * @default { retries: 3, initialDelayMs: 100, maxDelayMs: 2000, factor: 2, jitter: 0.5 }
+   */
+  readonly retry?: BackoffOptions;
   /** The `fetch` implementation. @default globalThis.fetch */
   readonly fetch?: FetchLike;
   /** Reject answers carrying keys the protocol does not list, instead of dropping them. @default false */

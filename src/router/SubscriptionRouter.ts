@@ -2,7 +2,9 @@
  * The subscription router: turns `stream(channel, scope)` calls into server subscriptions
  * on the connection (one per distinct stream, shared and reference counted), matches
  * requests to answers, re-subscribes every live stream after a reconnect and fans frames
- * out to the subscribers of their stream as `RouterEvent`s.
+ * out to the subscribers of their stream as `RouterEvent`s. It is the one reader of the
+ * connection's frames: the error frames after which the server closes are decoded here, and
+ * the connection is told what to do by a command (`fail`, `reconnect`, `expectClose`).
  */
 import { filter, Observable, Subject, type Subscriber } from 'rxjs';
 import type { Connection } from '../connection/Connection';
@@ -16,6 +18,7 @@ import {
   type ChannelName,
   type DriftReport,
   type ErrorFrame,
+  type FeedErrorCode,
   type ResyncRequiredFrame,
   type Scope,
   type SubscribedFrame,
@@ -31,11 +34,13 @@ import type { RouterEvent, UpdateEvent } from './RouterEvent';
 import { SubscriptionRegistry, type StreamEntry } from './subscriptionRegistry';
 
 /** What the router needs of a connection (a `Connection` has it all). */
-export type RouterConnection = Pick<Connection, 'connect' | 'send' | 'nextRequestId' | 'state' | 'generation' | 'failureError' | 'on' | 'off'>;
+export type RouterConnection = Pick<Connection, 'connect' | 'send' | 'nextRequestId' | 'state' | 'generation' | 'failureError' | 'url' | 'fail' | 'reconnect' | 'expectClose' | 'on' | 'off'>;
 
 type PendingRequest = { readonly kind: 'subscribe'; readonly entry: StreamEntry } | { readonly kind: 'unsubscribe'; readonly subscriptionId: string };
 
 const FRAME_EXCERPT = 200;
+const FEED_UNAVAILABLE: FeedErrorCode = 'FEED_UNAVAILABLE';
+const HEARTBEAT_TIMEOUT: FeedErrorCode = 'HEARTBEAT_TIMEOUT';
 
 /**
  * @example
@@ -52,9 +57,10 @@ export class SubscriptionRouter {
   private readonly errorSubject = new Subject<ExchangeReplicaError>();
   private readonly registry = new SubscriptionRegistry();
   private readonly pending: PendingRequests<PendingRequest>;
+  /** Options of frame decoding: drift reports carry no stream context. */
   private readonly validateOptions: ValidateOptions;
-  /** The stream whose update is being validated, for the drift report's context. */
-  private validating: StreamEntry | undefined;
+  /** The current socket delivered a frame other than a closing error: its feed was serving. */
+  private serving = false;
   private closed = false;
 
   /** @throws InvalidParameterError on an option that cannot work. */
@@ -64,12 +70,9 @@ export class SubscriptionRouter {
   ) {
     this.options = resolveRouterOptions(options);
     this.errors = this.errorSubject.asObservable();
-    this.pending = new PendingRequests(this.options.requestTimeoutMs, this.onRequestTimeout);
+    this.pending = new PendingRequests(this.options.requestTimeoutMs, this.onRequestTimeout, this.options.clock);
     const onDrift = this.options.onDrift;
-    this.validateOptions = {
-      strict: this.options.strict,
-      onDrift: onDrift && ((report: DriftReport) => onDrift(report, this.validating ? { channel: this.validating.channel, stream: this.validating.key } : {})),
-    };
+    this.validateOptions = { strict: this.options.strict, onDrift: onDrift && ((report: DriftReport) => onDrift(report, {})) };
     connection.on('open', this.onOpen);
     connection.on('message', this.onMessage);
     connection.on('close', this.onClose);
@@ -181,6 +184,7 @@ export class SubscriptionRouter {
   // ---- connection events -----------------------------------------------------
 
   private readonly onOpen = (): void => {
+    this.serving = false;
     for (const entry of this.registry.entries()) {
       if (entry.phase === 'idle' && entry.observers.size > 0) this.subscribe(entry);
     }
@@ -213,7 +217,9 @@ export class SubscriptionRouter {
   // ---- frames ----------------------------------------------------------------
 
   private readonly onMessage = (text: string): void => {
-    const receivedAtNs = this.options.nowNs();
+    const receivedAtNs = this.options.clock.nowNs();
+    const served = this.serving;
+    this.serving = true;
     try {
       const decoded = this.options.decode(text, this.validateOptions);
       if (!decoded.ok) return this.undecodable(text, new FrameError(`${decoded.message} (frame: ${text.slice(0, FRAME_EXCERPT)})`));
@@ -228,7 +234,7 @@ export class SubscriptionRouter {
         case 'unsubscribed':
           return this.onUnsubscribed(frame);
         case 'error':
-          return this.onErrorFrame(frame);
+          return this.onErrorFrame(frame, served);
         case 'pong':
           return; // liveness is the connection's business
         default:
@@ -258,13 +264,19 @@ export class SubscriptionRouter {
     if (frame.channel !== entry.channel) return this.invalidUpdate(entry, `update for subscription ${frame.subscription_id} names channel ${frame.channel}, expected ${entry.channel}`);
     let data = frame.data;
     if (!dataValidated) {
-      this.validating = entry;
-      const checked = validateWithDrift(CHANNELS[entry.channel].data, data, this.validateOptions);
-      this.validating = undefined;
+      const checked = validateWithDrift(CHANNELS[entry.channel].data, data, this.dataValidateOptions(entry));
       if (!checked.ok) return this.invalidUpdate(entry, `update seq ${frame.seq} of ${entry.key} does not match the channel's schema: ${summarizeZodError(checked.error)}`);
       data = checked.value;
     }
     this.dispatch(entry, { kind: 'update', seq: BigInt(frame.seq), timestampNs: BigInt(frame.timestamp_ns), receivedAtNs, data });
+  }
+
+  /** Validation options of an update's data: drift reports name the stream. */
+  private dataValidateOptions(entry: StreamEntry): ValidateOptions {
+    const onDrift = this.options.onDrift;
+    if (onDrift === undefined) return this.validateOptions;
+    const context = { channel: entry.channel, stream: entry.key };
+    return { strict: this.options.strict, onDrift: (report) => onDrift(report, context) };
   }
 
   private invalidUpdate(entry: StreamEntry, message: string): void {
@@ -311,7 +323,8 @@ export class SubscriptionRouter {
     this.report(new FrameError(`unsubscribed frame answers no pending unsubscribe (request_id ${frame.request_id})`, { subscriptionId: frame.subscription_id }));
   }
 
-  private onErrorFrame(frame: ErrorFrame): void {
+  private onErrorFrame(frame: ErrorFrame, served: boolean): void {
+    if (this.onClosingError(frame, served)) return;
     const request = frame.request_id === '' ? undefined : this.pending.take(frame.request_id);
     if (request?.kind === 'subscribe') {
       const { entry } = request;
@@ -322,6 +335,33 @@ export class SubscriptionRouter {
     if (request?.kind === 'unsubscribe') this.registry.settleRetired(request.subscriptionId);
     const subscriptionId = frame.subscription_id ?? (request?.kind === 'unsubscribe' ? request.subscriptionId : undefined);
     this.report(new FeedError(frame.code, `feed error: ${frame.error}`, subscriptionId === undefined ? {} : { subscriptionId }));
+  }
+
+  /**
+   * The error frames after which the server closes the socket, whatever their request id:
+   * the connection is told what to do. `FEED_UNAVAILABLE` is final on a fresh socket (the
+   * deployment has no feed); on a socket that was serving (a deploy, an incident) it is a drop
+   * like any other, and the next socket decides. Returns true when `frame` was one.
+   * @param served whether the socket delivered another frame before this one.
+   */
+  private onClosingError(frame: ErrorFrame, served: boolean): boolean {
+    if (frame.code === FEED_UNAVAILABLE) {
+      this.serving = served;
+      if (served) {
+        this.connection.reconnect(`server sent ${FEED_UNAVAILABLE} on a connection that was serving (${frame.error}): reconnecting`);
+      } else {
+        const message = `the streaming feed at ${this.connection.url} is not available on this deployment (server: ${frame.error}); not reconnecting, REST calls are unaffected`;
+        this.connection.fail(new FeedError(FEED_UNAVAILABLE, message), `server sent ${FEED_UNAVAILABLE}`);
+      }
+      return true;
+    }
+    if (frame.code === HEARTBEAT_TIMEOUT) {
+      this.serving = served;
+      // The server closes right after; the connection reconnects as after any drop, with this reason.
+      this.connection.expectClose(`server sent ${HEARTBEAT_TIMEOUT}: ${frame.error}`);
+      return true;
+    }
+    return false;
   }
 
   // ---- delivery --------------------------------------------------------------

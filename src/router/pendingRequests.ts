@@ -3,17 +3,20 @@
  * context of a request is the caller's (what to do with the answer); this class only
  * correlates and times out.
  */
+import { systemClock, type Clock, type Timer } from '../clock/Clock';
 
 export class PendingRequests<C> {
-  private readonly pending = new Map<string, { readonly context: C; readonly timer: ReturnType<typeof setTimeout> }>();
+  private readonly pending = new Map<string, { readonly context: C; readonly timer: Timer }>();
 
   /**
    * @param timeoutMs time an answer may take.
    * @param onTimeout called once for a request that got no answer in time (it is already forgotten).
+   * @param clock time source of the deadlines.
    */
   constructor(
     private readonly timeoutMs: number,
     private readonly onTimeout: (requestId: string, context: C) => void,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Number of requests awaiting an answer. */
@@ -27,7 +30,7 @@ export class PendingRequests<C> {
    */
   add(requestId: string, context: C): void {
     if (this.pending.has(requestId)) throw new Error(`request id ${requestId} is already pending`);
-    const timer = setTimeout(() => {
+    const timer = this.clock.setTimer(() => {
       this.pending.delete(requestId);
       this.onTimeout(requestId, context);
     }, this.timeoutMs);
@@ -38,14 +41,14 @@ export class PendingRequests<C> {
   take(requestId: string): C | undefined {
     const p = this.pending.get(requestId);
     if (p === undefined) return undefined;
-    clearTimeout(p.timer);
+    p.timer.cancel();
     this.pending.delete(requestId);
     return p.context;
   }
 
   /** Forgets every request without calling back (their socket is gone, answers will never come). */
   clear(): void {
-    for (const p of this.pending.values()) clearTimeout(p.timer);
+    for (const p of this.pending.values()) p.timer.cancel();
     this.pending.clear();
   }
 }

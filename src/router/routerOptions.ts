@@ -1,7 +1,7 @@
 /** The options of a `SubscriptionRouter` and their defaults (applied here and nowhere else). */
+import { systemClock, type Clock } from '../clock/Clock';
 import { InvalidParameterError } from '../errors';
 import { fastDecodeServerFrame, type ChannelName, type DecodeResult, type DriftReport, type ValidateOptions } from '../protocol';
-import { wallClockNs } from '../metrics/wallClockNs';
 
 /**
  * What a frame decoder returns: the protocol's `DecodeResult`, where a decoder that already
@@ -28,8 +28,8 @@ export interface RouterOptions {
   readonly onDrift?: (report: DriftReport, context: DriftContext) => void;
   /** Frame decoder. @default fastDecodeServerFrame: a validating scanner for hot update frames (book, bbo, trades), falling back to JSON.parse + zod for anything else */
   readonly decode?: FrameDecoder;
-  /** Clock of `receivedAtNs`, Unix nanoseconds. @default wallClockNs */
-  readonly nowNs?: () => bigint;
+  /** Time source: `receivedAtNs` of updates (its `nowNs()`) and request deadlines (its timers). @default systemClock */
+  readonly clock?: Clock;
 }
 
 export interface ResolvedRouterOptions {
@@ -37,7 +37,7 @@ export interface ResolvedRouterOptions {
   readonly strict: boolean;
   readonly onDrift: ((report: DriftReport, context: DriftContext) => void) | undefined;
   readonly decode: FrameDecoder;
-  readonly nowNs: () => bigint;
+  readonly clock: Clock;
 }
 
 /**
@@ -50,7 +50,7 @@ export function resolveRouterOptions(options: RouterOptions): ResolvedRouterOpti
     strict: options.strict ?? false,
     onDrift: options.onDrift,
     decode: options.decode ?? fastDecodeServerFrame,
-    nowNs: options.nowNs ?? wallClockNs,
+    clock: options.clock ?? systemClock,
   };
   if (!(resolved.requestTimeoutMs > 0)) throw new InvalidParameterError(`requestTimeoutMs must be > 0: got ${resolved.requestTimeoutMs}`, { param: 'requestTimeoutMs' });
   return resolved;

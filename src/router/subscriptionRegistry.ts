@@ -38,18 +38,9 @@ export class SubscriptionRegistry {
   /** Subscribe requests that timed out: a late ack must be undone (else the server keeps a subscription nobody owns). */
   private readonly abandoned = new Set<string>();
 
-  /** Number of known streams (with or without a server subscription). */
-  get size(): number {
-    return this.byKey.size;
-  }
-
   /** Server subscriptions this router owns on the current connection. */
   get activeCount(): number {
     return this.byId.size;
-  }
-
-  get(key: string): StreamEntry | undefined {
-    return this.byKey.get(key);
   }
 
   /** The entry of `key`, created if needed. */

@@ -48,10 +48,10 @@ export class Simulator {
    */
   static async start(options: SimulatorOptions = {}): Promise<Simulator> {
     const o = resolveSimulatorOptions(options);
-    const engine = new Engine({ seed: o.seed });
+    const engine = new Engine({ seed: o.seed, clock: o.clock });
     const rest = new RestFaults(o.faultSeed);
     const http = createServer(createRestHandler(engine, rest));
-    const feed = new FeedServer(http, engine.hub, engine, { heartbeatTimeoutMs: o.heartbeatTimeoutMs, maxQueueBytes: o.maxQueueBytes, feedUnavailable: o.feedUnavailable });
+    const feed = new FeedServer(http, engine.hub, engine, { heartbeatTimeoutMs: o.heartbeatTimeoutMs, maxQueueBytes: o.maxQueueBytes, feedUnavailable: o.feedUnavailable, clock: o.clock });
     const faults = new FaultInjector(feed, rest, (off) => (engine.feedAvailable = !off));
     engine.feedAvailable = !o.feedUnavailable;
     if (o.delayFramesMs > 0) faults.delayFrames(o.delayFramesMs);

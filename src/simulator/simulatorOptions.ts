@@ -2,6 +2,7 @@
  * The options of a Simulator: one interface, its defaults and their checks, applied in one
  * place (the `simulate` command goes through the same checks).
  */
+import { systemClock, type Clock } from '../clock/Clock';
 import { SERVER_IDLE_TIMEOUT_MS } from '../protocol';
 import { FAULT_KINDS, type FaultKind } from './faults/faultKinds';
 import { FEED_SERVER_DEFAULTS } from './feed/FeedServer';
@@ -80,6 +81,12 @@ export interface SimulatorOptions {
    * @default every kind
    */
   randomFaultKinds?: readonly FaultKind[];
+  /**
+   * Time source of the engine's event timestamps and the feed (frame timestamps, heartbeat
+   * deadlines, frame delays, stalls).
+   * @default systemClock
+   */
+  clock?: Clock;
 }
 
 export type ResolvedSimulatorOptions = Required<SimulatorOptions>;
@@ -108,6 +115,7 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
     delayFramesMs: options.delayFramesMs ?? 0,
     randomFaultsPerSecond: options.randomFaultsPerSecond ?? 0,
     randomFaultKinds: options.randomFaultKinds ?? FAULT_KINDS,
+    clock: options.clock ?? systemClock,
   };
   checkInteger('port', o.port, 0, 65535);
   if (typeof o.host !== 'string' || o.host.length === 0) throw new SimulatorOptionError('host', 'expected a non-empty host name or address');
@@ -122,6 +130,9 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
   checkNonNegative('delayFramesMs', o.delayFramesMs);
   checkNonNegative('randomFaultsPerSecond', o.randomFaultsPerSecond);
   if (o.randomFaultKinds.length === 0) throw new SimulatorOptionError('randomFaultKinds', `expected at least one of: ${FAULT_KINDS.join(', ')}`);
+  if (typeof o.clock?.nowNs !== 'function' || typeof o.clock.nowMs !== 'function' || typeof o.clock.setTimer !== 'function') {
+    throw new SimulatorOptionError('clock', 'expected a Clock (nowNs, nowMs, setTimer)');
+  }
   for (const k of o.randomFaultKinds) {
     if (!(FAULT_KINDS as readonly string[]).includes(k)) throw new SimulatorOptionError('randomFaultKinds', `unknown fault kind ${JSON.stringify(k)}; expected one of: ${FAULT_KINDS.join(', ')}`);
   }

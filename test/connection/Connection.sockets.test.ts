@@ -1,7 +1,10 @@
-/** Connection over real sockets on 127.0.0.1 against the scriptable test server. */
+/**
+ * Connection over real sockets on 127.0.0.1 against the scriptable test server. What the
+ * server's closing error frames (FEED_UNAVAILABLE, HEARTBEAT_TIMEOUT) mean is the router's
+ * to decide: see test/router/SubscriptionRouter.closingErrors.test.ts.
+ */
 import WebSocket from 'ws';
 import { Connection, type CloseInfo, type ConnectionOptions, type ConnectionStateName, type OpenInfo } from '../../src/connection';
-import type { ExchangeReplicaError } from '../../src/errors';
 import { waitUntil, WsTestServer } from '../helpers/wsTestServer';
 
 /** Records how many sockets were created and the readyState at every send. */
@@ -59,42 +62,6 @@ describe('Connection (real sockets)', () => {
     await server.connection(0);
     expect(recorder.created).toBe(1);
     expect(opens).toEqual([{ generation: 1, attempts: 0 }]);
-  });
-
-  test('FEED_UNAVAILABLE is fatal: state failed, FeedError emitted, no reconnect', async () => {
-    server = await WsTestServer.start({ refuseConnectionsWith: 'FEED_UNAVAILABLE' });
-    const c = make(server.url, { reconnect: { initialDelayMs: 1, jitter: 0 } });
-    const errors = record<ExchangeReplicaError>(c, 'error');
-    const closes = record<CloseInfo>(c, 'close');
-    c.connect();
-    await waitState(c, 'failed');
-    expect(errors).toHaveLength(1);
-    expect(errors[0]!.code).toBe('FEED_UNAVAILABLE');
-    expect(closes.map((x) => x.willReconnect)).toEqual([false]);
-    await server.connections[0]!.waitClosed();
-    // A probe connects after the refusal was handled: had the client been looping (1 ms backoff), it would have come back by now.
-    const probe = new WebSocket(server.url);
-    probe.on('error', () => undefined);
-    await server.connection(1);
-    probe.terminate();
-    expect(recorder.created).toBe(1);
-    expect(server.connections).toHaveLength(2);
-    expect(c.state).toBe('failed');
-    expect(c.send({ type: 'ping', request_id: 'x' })).toBe(false);
-  });
-
-  test('HEARTBEAT_TIMEOUT from the server: reconnects with backoff, reason kept', async () => {
-    server = await WsTestServer.start();
-    const c = make(server.url);
-    const opens = record<OpenInfo>(c, 'open');
-    const closes = record<CloseInfo>(c, 'close');
-    c.connect();
-    (await server.connection(0)).heartbeatTimeout();
-    await server.connection(1);
-    await waitUntil(c as never, 'open', () => opens.length === 2, 'second open');
-    expect(opens.map((o) => o.generation)).toEqual([1, 2]);
-    expect(closes).toEqual([{ code: 1000, reason: expect.stringContaining('HEARTBEAT_TIMEOUT'), willReconnect: true }]);
-    expect(c.state).toBe('open');
   });
 
   test('abrupt drop: reconnects, the new socket is a new generation', async () => {

@@ -3,7 +3,7 @@
  * these tests run on jest's fake timers with a scriptable socket double.
  */
 import { Connection, type CloseInfo, type ConnectionOptions, type StateChange } from '../../src/connection';
-import { ExchangeReplicaError } from '../../src/errors';
+import { ExchangeReplicaError, FeedError } from '../../src/errors';
 import { FakeSocket } from './fakeSocket';
 import { seededRandom as mulberry32 } from '../../benchmarks/lib/rng';
 
@@ -158,8 +158,8 @@ describe('Connection (fake timers)', () => {
     expect(FakeSocket.instances).toHaveLength(2);
   });
 
-  test('maxAttempts exhausted: failed, with a ConnectionFailedError, nothing left running', async () => {
-    const c = make({ reconnect: { initialDelayMs: 10, jitter: 0, maxAttempts: 3 } });
+  test('retries exhausted: failed, with a ConnectionFailedError, nothing left running', async () => {
+    const c = make({ reconnect: { initialDelayMs: 10, jitter: 0, retries: 3 } });
     const errors: ExchangeReplicaError[] = [];
     c.on('error', (e) => errors.push(e));
     c.connect();
@@ -179,21 +179,24 @@ describe('Connection (fake timers)', () => {
     expect(FakeSocket.instances).toHaveLength(4);
   });
 
-  test('FEED_UNAVAILABLE: failed at once, FeedError, no reconnect, frame not forwarded', async () => {
+  test('fail(): failed at once with that error, socket closed, no reconnect, nothing left running', async () => {
     const c = make();
     const errors: ExchangeReplicaError[] = [];
-    const messages: string[] = [];
+    const closes: CloseInfo[] = [];
     c.on('error', (e) => errors.push(e));
-    c.on('message', (m) => messages.push(m));
+    c.on('close', (i) => closes.push(i));
     c.connect();
     const s = FakeSocket.last();
     s.open();
-    s.receive({ type: 'error', request_id: '', subscription_id: null, code: 'FEED_UNAVAILABLE', error: 'no feed here' });
+    const refusal = new FeedError('FEED_UNAVAILABLE', 'no feed here');
+    c.fail(refusal, 'server sent FEED_UNAVAILABLE');
     expect(c.state).toBe('failed');
+    expect(c.failureError).toBe(refusal);
+    expect(errors).toEqual([refusal]);
+    expect(closes).toEqual([{ code: 1000, reason: 'server sent FEED_UNAVAILABLE', willReconnect: false }]);
+    expect(s.closedByClient).toBe(true);
+    c.fail(new FeedError('FEED_UNAVAILABLE', 'again'));
     expect(errors).toHaveLength(1);
-    expect(errors[0]!.code).toBe('FEED_UNAVAILABLE');
-    expect(errors[0]!.message).toMatch(/not available.*not reconnecting/);
-    expect(messages).toHaveLength(0);
     s.fail(1000);
     await jest.advanceTimersByTimeAsync(120_000);
     expect(FakeSocket.instances).toHaveLength(1);
@@ -201,21 +204,55 @@ describe('Connection (fake timers)', () => {
     expect(c.send({ type: 'ping', request_id: 'x' })).toBe(false);
   });
 
-  test('HEARTBEAT_TIMEOUT: consumed, and the close that follows reconnects with that reason', async () => {
-    const c = make({ reconnect: { initialDelayMs: 50, jitter: 0 } });
+  test('error frames are handed on like any other frame: the connection does not read them', async () => {
+    const c = make();
     const messages: string[] = [];
-    const closes: CloseInfo[] = [];
     c.on('message', (m) => messages.push(m));
+    c.connect();
+    FakeSocket.last().open();
+    const frame = { type: 'error', request_id: '', subscription_id: null, code: 'FEED_UNAVAILABLE', error: 'no feed here' };
+    FakeSocket.last().receive(frame);
+    expect(messages).toEqual([JSON.stringify(frame)]);
+    expect(c.state).toBe('open');
+  });
+
+  test('reconnect(): closes the open socket and reconnects with backoff, with that reason', async () => {
+    const c = make({ reconnect: { initialDelayMs: 50, jitter: 0 } });
+    const closes: CloseInfo[] = [];
+    c.on('close', (i) => closes.push(i));
+    c.connect();
+    const first = FakeSocket.last();
+    first.open();
+    c.reconnect('feed withdrawn');
+    expect(first.closedByClient).toBe(true);
+    expect(c.state).toBe('reconnecting');
+    expect(closes).toEqual([{ code: 1000, reason: 'feed withdrawn', willReconnect: true }]);
+    await jest.advanceTimersByTimeAsync(49);
+    expect(FakeSocket.instances).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(FakeSocket.instances).toHaveLength(2);
+    // Not open: nothing to do.
+    c.reconnect('again');
+    expect(closes).toHaveLength(1);
+  });
+
+  test('expectClose(): the close that follows reconnects with that reason', async () => {
+    const c = make({ reconnect: { initialDelayMs: 50, jitter: 0 } });
+    const closes: CloseInfo[] = [];
     c.on('close', (i) => closes.push(i));
     c.connect();
     FakeSocket.last().open();
-    FakeSocket.last().receive({ type: 'error', request_id: '', subscription_id: null, code: 'HEARTBEAT_TIMEOUT', error: 'idle' });
-    expect(messages).toHaveLength(0);
+    c.expectClose('server sent HEARTBEAT_TIMEOUT: idle');
+    expect(c.state).toBe('open');
     FakeSocket.last().fail(1000);
     expect(c.state).toBe('reconnecting');
-    expect(closes).toEqual([{ code: 1000, reason: expect.stringContaining('HEARTBEAT_TIMEOUT'), willReconnect: true }]);
+    expect(closes).toEqual([{ code: 1000, reason: 'server sent HEARTBEAT_TIMEOUT: idle', willReconnect: true }]);
     await jest.advanceTimersByTimeAsync(50);
     expect(FakeSocket.instances).toHaveLength(2);
+    // The reason belonged to that socket only.
+    FakeSocket.last().open();
+    FakeSocket.last().fail(1000);
+    expect(closes[1]!.reason).toMatch(/socket closed by the server \(code 1000/);
   });
 
   test('close() cancels everything, from any state', async () => {

@@ -15,8 +15,8 @@ export async function startPair(sim: Partial<SimulatorOptions> = {}, client: Par
     restUrl: s.restUrl,
     ...client,
     connection: { reconnect: { initialDelayMs: 20, maxDelayMs: 200 }, ...client.connection },
-    rest: { retry: { minDelayMs: 10, maxDelayMs: 100 }, ...client.rest },
-    resync: { retry: { minDelayMs: 10, maxDelayMs: 100 }, ...client.resync },
+    rest: { retry: { initialDelayMs: 10, maxDelayMs: 100 }, ...client.rest },
+    resync: { retry: { initialDelayMs: 10, maxDelayMs: 100 }, ...client.resync },
   });
   return {
     sim: s,

@@ -40,8 +40,8 @@ async function start(replica: Record<string, number> = {}): Promise<Rig> {
   const client = new ExchangeClient({
     restUrl: hostile.restUrl,
     connection: { reconnect: { initialDelayMs: 20, maxDelayMs: 200 } },
-    rest: { retry: { minDelayMs: 10, maxDelayMs: 100 } },
-    resync: { retry: { minDelayMs: 10, maxDelayMs: 100 } },
+    rest: { retry: { initialDelayMs: 10, maxDelayMs: 100 } },
+    resync: { retry: { initialDelayMs: 10, maxDelayMs: 100 } },
     replica: { livenessMs: 3000, ...replica },
   });
   const errors: ExchangeReplicaError[] = [];

@@ -71,7 +71,7 @@ describe('book frame fuzzing', () => {
     server = await WsTestServer.start();
     stub = await HttpStub.start();
     stub.route('/v1/orderBook', () => ({ json: { data: modelBook(), sequence: String(model.seq), timestamp_ns: TS } }));
-    client = new ExchangeClient({ restUrl: stub.baseUrl, wsUrl: server.url, rest: { retry: { retries: 0 } }, resync: { retry: { retries: 50, minDelayMs: 1, maxDelayMs: 5 } }, replica: { retryAfterMs: 5, livenessMs: 0 } });
+    client = new ExchangeClient({ restUrl: stub.baseUrl, wsUrl: server.url, rest: { retry: { retries: 0 } }, resync: { retry: { retries: 50, initialDelayMs: 1, maxDelayMs: 5 } }, replica: { retryAfterMs: 5, livenessMs: 0 } });
     client.errors$.subscribe((e) => errors.push(e));
     sub = client.orderBook(MARKET).subscribe((e) => (latest = e));
     conn = await server.connection(0);

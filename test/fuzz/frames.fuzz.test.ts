@@ -92,7 +92,7 @@ describe('frame fuzzing', () => {
     server = await WsTestServer.start();
     stub = await HttpStub.start();
     stub.route('/v1/bbo', () => ({ json: { data: model.bbo, sequence: String(model.seq), timestamp_ns: TS } }));
-    client = new ExchangeClient({ restUrl: stub.baseUrl, wsUrl: server.url, rest: { retry: { retries: 0 } }, resync: { retry: { retries: 50, minDelayMs: 1, maxDelayMs: 5 } }, replica: { retryAfterMs: 5, resyncRefillMs: 5 } });
+    client = new ExchangeClient({ restUrl: stub.baseUrl, wsUrl: server.url, rest: { retry: { retries: 0 } }, resync: { retry: { retries: 50, initialDelayMs: 1, maxDelayMs: 5 } }, replica: { retryAfterMs: 5, resyncRefillMs: 5 } });
     client.errors$.subscribe((e) => errors.push(e));
     sub = client.bbo(MARKET).subscribe((e) => (latest = e));
     conn = await server.connection(0);

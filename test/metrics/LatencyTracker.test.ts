@@ -1,6 +1,7 @@
 /** LatencyTracker: percentiles of nanosecond samples, in microseconds by default. */
 import fc from 'fast-check';
-import { LatencyTracker, wallClockNs } from '../../src/metrics';
+import { systemClock } from '../../src/clock';
+import { LatencyTracker } from '../../src/metrics';
 
 test('an empty tracker reports zeros', () => {
   expect(new LatencyTracker().percentiles()).toEqual({ p50: 0, p90: 0, p99: 0, p999: 0, min: 0, max: 0, count: 0, negative: 0, unit: 'us' });
@@ -51,10 +52,10 @@ test('percentiles are ordered and within [min, max] for any samples', () => {
 
 test('recordSince measures from a server timestamp given as Uint64 text', () => {
   const t = new LatencyTracker();
-  const now = wallClockNs();
+  const now = systemClock.nowNs();
   t.recordSince((now - 2_500_000n).toString(), now);
   expect(t.percentiles()).toMatchObject({ count: 1, min: 2500, max: 2500 });
-  // The wall clock is Unix time in ns, close to Date.now().
-  const drift = Number(wallClockNs() / 1_000_000n) - Date.now();
+  // The clock's nowNs() is Unix time in ns, close to Date.now().
+  const drift = Number(systemClock.nowNs() / 1_000_000n) - Date.now();
   expect(Math.abs(drift)).toBeLessThan(1000);
 });

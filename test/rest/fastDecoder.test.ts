@@ -1,6 +1,6 @@
 /**
  * The REST client's per-operation fast decoder (the `orderBook` snapshot): answers, errors and
- * drift reports are those of the schema path, strict or not; single-attempt calls skip p-retry.
+ * drift reports are those of the schema path, strict or not; single-attempt calls make exactly one attempt.
  */
 import { AbortedError, ResponseValidationError, RestApiError, RestTransportError } from '../../src/errors';
 import { RestClient, withRetry, type DriftEvent } from '../../src/rest';
@@ -100,7 +100,7 @@ describe('orderBook fast decoder in the REST client', () => {
   });
 });
 
-describe('withRetry with retries: 0 (one attempt, no p-retry)', () => {
+describe('withRetry with retries: 0 (one attempt)', () => {
   test('one attempt; its failure as is, a non-Error as a TypeError', async () => {
     let calls = 0;
     const boom = new RestTransportError('down', { operation: 'x' });
@@ -116,7 +116,7 @@ describe('withRetry with retries: 0 (one attempt, no p-retry)', () => {
     await expect(withRetry(async () => 5, { retries: 0 })).resolves.toBe(5);
   });
 
-  test('an abort during the attempt wins, as with p-retry', async () => {
+  test('an abort during the attempt wins', async () => {
     const c = new AbortController();
     const p = withRetry(async () => {
       c.abort();

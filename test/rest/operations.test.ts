@@ -111,7 +111,7 @@ test('the options are checked once, at construction', () => {
   expect(() => new RestClient({ baseUrl: 'http://x', timeoutMs: 0 })).toThrow(/timeoutMs/);
   expect(() => new RestClient({ baseUrl: 'http://x', retry: { retries: -1 } })).toThrow(/retries/);
   const r = new RestClient({ baseUrl: 'http://x/' });
-  expect(r.options).toMatchObject({ baseUrl: 'http://x', timeoutMs: 10000, strict: false, retry: { retries: 3, minDelayMs: 100, maxDelayMs: 2000, factor: 2, jitter: true } });
+  expect(r.options).toMatchObject({ baseUrl: 'http://x', timeoutMs: 10000, strict: false, retry: { retries: 3, initialDelayMs: 100, maxDelayMs: 2000, factor: 2, jitter: 0.5 } });
 });
 
 /** Type-level checks: compiled by `tsc`, never run. */

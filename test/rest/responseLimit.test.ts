@@ -126,7 +126,7 @@ describe('RestClient: maxResponseBytes', () => {
       if (!measuring) return void res.end('{}');
       streamLazily(res, srv, total, sample);
     }));
-    const rest = new RestClient({ baseUrl: s.baseUrl, retry: { retries: 2, minDelayMs: 1, maxDelayMs: 1 }, timeoutMs: 60_000, maxResponseBytes });
+    const rest = new RestClient({ baseUrl: s.baseUrl, retry: { retries: 2, initialDelayMs: 1, maxDelayMs: 1 }, timeoutMs: 60_000, maxResponseBytes });
     // Warm-up (fetch's lazy loading is not what is measured): a small answer, rejected as invalid.
     await failure(rest.bbo(BBO));
     await s.waitClosed();

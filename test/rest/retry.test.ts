@@ -2,6 +2,7 @@
 import { AbortedError, InvalidParameterError, ResponseValidationError, RestApiError, RestTransportError } from '../../src/errors';
 import { isRetryableError, resolveRetryPolicy, RestClient, withRetry, type RetryEvent } from '../../src/rest';
 import { HttpStub, type StubReply } from '../helpers/httpStub';
+import { ManualClock } from '../helpers/manualClock';
 import { TS } from './fixtures';
 
 let stub: HttpStub;
@@ -12,7 +13,7 @@ beforeAll(async () => {
   stub = await HttpStub.start();
 });
 beforeEach(() => {
-  rest = new RestClient({ baseUrl: stub.baseUrl, retry: { retries: 3, minDelayMs: 1, maxDelayMs: 5 } });
+  rest = new RestClient({ baseUrl: stub.baseUrl, retry: { retries: 3, initialDelayMs: 1, maxDelayMs: 5 } });
   retries = [];
   rest.events.on('retry', (e) => retries.push(e));
 });
@@ -51,7 +52,7 @@ describe('RestClient retries', () => {
 
   test('the retry count is bounded: the last RestApiError is the result', async () => {
     stub.route('/v1/status', () => E500);
-    const r = new RestClient({ baseUrl: stub.baseUrl, retry: { retries: 2, minDelayMs: 1, maxDelayMs: 2 } });
+    const r = new RestClient({ baseUrl: stub.baseUrl, retry: { retries: 2, initialDelayMs: 1, maxDelayMs: 2 } });
     const seen: RetryEvent[] = [];
     r.events.on('retry', (e) => seen.push(e));
     const e = await r.status().catch((err: unknown) => err);
@@ -76,7 +77,7 @@ describe('RestClient retries', () => {
 
   test('aborting during a backoff delay rejects at once with AbortedError', async () => {
     stub.route('/v1/status', () => E500);
-    const slow = new RestClient({ baseUrl: stub.baseUrl, retry: { retries: 5, minDelayMs: 60_000, maxDelayMs: 60_000 } });
+    const slow = new RestClient({ baseUrl: stub.baseUrl, retry: { retries: 5, initialDelayMs: 60_000, maxDelayMs: 60_000 } });
     const ac = new AbortController();
     slow.events.on('retry', () => ac.abort());
     await expect(slow.status(undefined, { signal: ac.signal })).rejects.toBeInstanceOf(AbortedError);
@@ -94,7 +95,7 @@ describe('withRetry', () => {
         if (n < 3) throw new RestTransportError('down', {});
         return 'ok';
       },
-      { minDelayMs: 0, maxDelayMs: 0 },
+      { initialDelayMs: 0, maxDelayMs: 0 },
       undefined,
       { onRetry: (i) => infos.push(i.attempt) },
     );
@@ -103,14 +104,14 @@ describe('withRetry', () => {
 
     const plain = new Error('not ours');
     let calls = 0;
-    await expect(withRetry(async () => { calls++; throw plain; }, { minDelayMs: 0 })).rejects.toBe(plain);
+    await expect(withRetry(async () => { calls++; throw plain; }, { initialDelayMs: 0 })).rejects.toBe(plain);
     expect(calls).toBe(1);
   });
 
   test('a custom shouldRetry decides', async () => {
     let calls = 0;
     await expect(
-      withRetry(async () => { calls++; throw new Error('flaky'); }, { retries: 2, minDelayMs: 0, maxDelayMs: 0 }, undefined, { shouldRetry: () => true }),
+      withRetry(async () => { calls++; throw new Error('flaky'); }, { retries: 2, initialDelayMs: 0, maxDelayMs: 0 }, undefined, { shouldRetry: () => true }),
     ).rejects.toThrow('flaky');
     expect(calls).toBe(3);
   });
@@ -138,40 +139,61 @@ describe('withRetry', () => {
   });
 
   test('a policy is checked and completed with the defaults', () => {
-    expect(resolveRetryPolicy({ retries: 1 })).toEqual({ retries: 1, minDelayMs: 100, maxDelayMs: 2000, factor: 2, jitter: true });
+    expect(resolveRetryPolicy({ retries: 1 })).toEqual({ retries: 1, initialDelayMs: 100, maxDelayMs: 2000, factor: 2, jitter: 0.5 });
     expect(() => resolveRetryPolicy({ retries: 1.5 })).toThrow(InvalidParameterError);
     expect(() => resolveRetryPolicy({ factor: 0.5 })).toThrow(/factor/);
-    expect(() => resolveRetryPolicy({ minDelayMs: 10, maxDelayMs: 5 })).toThrow(/maxDelayMs/);
+    expect(() => resolveRetryPolicy({ initialDelayMs: 10, maxDelayMs: 5 })).toThrow(/maxDelayMs/);
     expect(() => resolveRetryPolicy({ maxDelayMs: Number.NaN })).toThrow(/maxDelayMs/);
+    expect(() => resolveRetryPolicy({ jitter: 1.5 })).toThrow(expect.objectContaining({ param: 'retry.jitter' }));
+    expect(() => new RestClient({ baseUrl: 'http://x', retry: { retries: -1 } })).toThrow(expect.objectContaining({ param: 'retry.retries' }));
   });
 });
 
-describe('backoff schedule (time is the subject: fake timers)', () => {
-  afterEach(() => jest.useRealTimers());
-
-  async function gaps(policy: Parameters<typeof withRetry>[1], attempts: number): Promise<number[]> {
-    jest.useFakeTimers();
+describe('backoff schedule (time is the subject: a manual clock)', () => {
+  async function gaps(policy: Parameters<typeof withRetry>[1], attempts: number, random?: () => number): Promise<number[]> {
+    const clock = new ManualClock();
     const at: number[] = [];
     const run = withRetry(async () => {
-      at.push(Date.now());
+      at.push(clock.nowMs());
       throw new RestTransportError('down', {});
-    }, policy).catch(() => undefined);
-    for (let i = 0; i < attempts + 2; i++) await jest.runAllTimersAsync();
+    }, policy, undefined, { clock, random }).catch(() => undefined);
+    await clock.advance(60_000);
     await run;
     expect(at).toHaveLength(attempts);
+    expect(clock.pendingTimers).toBe(0);
     return at.slice(1).map((t, i) => t - at[i]!);
   }
 
   test('exponential, capped at maxDelayMs, without jitter', async () => {
-    expect(await gaps({ retries: 4, minDelayMs: 100, factor: 2, maxDelayMs: 300, jitter: false }, 5)).toEqual([100, 200, 300, 300]);
+    expect(await gaps({ retries: 4, initialDelayMs: 100, factor: 2, maxDelayMs: 300, jitter: 0 }, 5)).toEqual([100, 200, 300, 300]);
   });
 
-  test('with jitter each delay lies between the base delay and twice it (capped)', async () => {
-    const g = await gaps({ retries: 3, minDelayMs: 100, factor: 2, maxDelayMs: 350, jitter: true }, 4);
+  test('with jitter each delay lies in [base * (1 - jitter), base] (base capped at maxDelayMs)', async () => {
+    const draws = [0, 0.5, 0.999];
+    let i = 0;
+    const g = await gaps({ retries: 3, initialDelayMs: 100, factor: 2, maxDelayMs: 350 }, 4, () => draws[i++]!);
+    expect(g).toEqual([100, 150, 175]);
+    const r = await gaps({ retries: 3, initialDelayMs: 100, factor: 2, maxDelayMs: 350 }, 4);
     const base = [100, 200, 350];
-    g.forEach((d, i) => {
-      expect(d).toBeGreaterThanOrEqual(base[i]!);
-      expect(d).toBeLessThanOrEqual(Math.min(2 * base[i]!, 350));
+    r.forEach((d, k) => {
+      expect(d).toBeGreaterThanOrEqual(base[k]! / 2);
+      expect(d).toBeLessThanOrEqual(base[k]!);
     });
+  });
+
+  test('an abort during a backoff delay rejects at once with AbortedError, leaving no timer', async () => {
+    const clock = new ManualClock();
+    const ac = new AbortController();
+    let calls = 0;
+    const run = withRetry(async () => {
+      calls++;
+      throw new RestTransportError('down', {});
+    }, { initialDelayMs: 1_000 }, ac.signal, { clock, context: { operation: 'bbo' } });
+    const settled = expect(run).rejects.toMatchObject({ code: 'ERR_ABORTED', context: { operation: 'bbo' } });
+    await clock.advance(10);
+    ac.abort();
+    await settled;
+    expect(calls).toBe(1);
+    expect(clock.pendingTimers).toBe(0);
   });
 });

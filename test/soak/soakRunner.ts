@@ -123,8 +123,8 @@ async function runScenario(o: Resolved, unhandled: string[]): Promise<Omit<SoakI
   const client = new ExchangeClient({
     restUrl: sim.restUrl,
     connection: { WebSocket: gate.socketClass(), heartbeatIntervalMs: Math.floor(o.heartbeatTimeoutMs / 4), pongTimeoutMs: o.heartbeatTimeoutMs * 2, reconnect: { initialDelayMs: 20, maxDelayMs: 500 } },
-    rest: { retry: { minDelayMs: 10, maxDelayMs: 200 } },
-    resync: { retry: { minDelayMs: 10, maxDelayMs: 200 } },
+    rest: { retry: { initialDelayMs: 10, maxDelayMs: 200 } },
+    resync: { retry: { initialDelayMs: 10, maxDelayMs: 200 } },
     replica: { retryAfterMs: 200 },
   });
   const errors: Record<string, number> = {};

@@ -8,10 +8,10 @@
  * snapshot's `sequence` always names exactly the updates it includes.
  */
 import { CHANNELS, OPERATIONS, parseQueryParams, type ChannelName, type Fill, type Market, type OperationName, type Order, type ParamValues, type Scope } from '../../protocol';
+import { systemClock, type Clock } from '../../clock/Clock';
 import type { ScopeChecker, StreamHub } from '../contracts';
 import { SimStreamHub } from '../streamHub';
 import { buildWorld } from './buildWorld';
-import { defaultNowNs } from './clock';
 import { QueryError } from './errors';
 import type { Matcher } from './Matcher';
 import type { OrderFlow } from './OrderFlow';
@@ -25,8 +25,8 @@ export type { CancelOrderRequest, PlaceOrderRequest } from './orderRequest';
 export interface EngineOptions {
   /** Seed of the world and the order flow. @default 1 */
   seed?: number;
-  /** Wall clock in Unix nanoseconds. @default Date.now() anchored, advanced by the monotonic timer */
-  now?: () => bigint;
+  /** Time source of event timestamps (its `nowNs()`: wall-clock Unix nanoseconds). @default systemClock */
+  clock?: Clock;
   /** Where updates are published. @default new SimStreamHub() */
   hub?: StreamHub;
   /** Order-flow events of one perp market between two funding settlements. @default 200 */
@@ -61,9 +61,10 @@ export class Engine implements ScopeChecker {
    * engine.query('bbo', { market_type: 'perp', market_id: 0 });
    */
   constructor(options: EngineOptions = {}) {
-    const opts = { seed: 1, now: defaultNowNs, fundingIntervalEvents: 200, warmupEvents: 1_000, ...options };
+    const opts = { seed: 1, fundingIntervalEvents: 200, warmupEvents: 1_000, ...options };
     this.hub = options.hub ?? new SimStreamHub();
-    const built = buildWorld({ seed: opts.seed, now: opts.now, hub: this.hub, fundingIntervalEvents: opts.fundingIntervalEvents, warmupEvents: opts.warmupEvents });
+    const clock = options.clock ?? systemClock;
+    const built = buildWorld({ seed: opts.seed, now: () => clock.nowNs(), hub: this.hub, fundingIntervalEvents: opts.fundingIntervalEvents, warmupEvents: opts.warmupEvents });
     this.w = built.world;
     this.flow = built.flow;
     this.matcher = built.matcher;

@@ -5,6 +5,7 @@
  */
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
+import type { Timer } from '../../clock/Clock';
 import type { ChannelName, FeedErrorCode, Scope } from '../../protocol';
 import type { StreamEvent } from '../contracts';
 import type { FeedSubscription } from './FeedSubscription';
@@ -49,11 +50,11 @@ export interface ConnectionInfo {
 const NORMAL_CLOSE = 1000;
 
 export class FeedConnection {
-  readonly openedAtMs = Date.now();
+  readonly openedAtMs: number;
   private readonly subs = new Map<string, FeedSubscription>();
   readonly queue: OutgoingQueue;
-  private lastHeardAt = performance.now();
-  private heartbeat: NodeJS.Timeout | undefined;
+  private lastHeardAt: number;
+  private heartbeat: Timer | undefined;
   private corked = false;
   private ended = false;
 
@@ -66,6 +67,8 @@ export class FeedConnection {
     private readonly env: QueueEnvironment,
     readonly remoteAddress: string,
   ) {
+    this.openedAtMs = Number(env.clock.nowNs() / 1_000_000n);
+    this.lastHeardAt = env.clock.nowMs();
     this.queue = new OutgoingQueue(
       {
         send: (text) => this.send(text),
@@ -80,7 +83,7 @@ export class FeedConnection {
     ws.on('close', () => this.dispose());
     // A socket error is followed by 'close'; nothing else to do, but it must be listened to.
     ws.on('error', () => {});
-    this.heartbeat = setTimeout(this.checkHeartbeat, host.heartbeatTimeoutMs);
+    this.heartbeat = env.clock.setTimer(this.checkHeartbeat, host.heartbeatTimeoutMs);
   }
 
   /** Sends one update of `sub`'s stream, after a `resync_required` when updates were skipped. */
@@ -148,14 +151,14 @@ export class FeedConnection {
   };
 
   private onMessage(data: RawData, isBinary: boolean): void {
-    this.lastHeardAt = performance.now();
+    this.lastHeardAt = this.env.clock.nowMs();
     if (this.ended) return;
     const frame = isBinary
       ? ({ kind: 'error', code: 'INVALID_MESSAGE', message: 'binary frames are not accepted: send JSON text frames', requestId: '', subscriptionId: null } as const)
       : parseClientFrame(data.toString());
     switch (frame.kind) {
       case 'ping':
-        this.queue.push({ kind: 'text', text: pongFrame(frame.requestId, this.env.clockNs()) });
+        this.queue.push({ kind: 'text', text: pongFrame(frame.requestId, this.env.clock.nowNs()) });
         return;
       case 'subscribe': {
         const sub = this.host.subscribe(this.id, frame.channel, frame.scope);
@@ -193,9 +196,9 @@ export class FeedConnection {
 
   private readonly checkHeartbeat = (): void => {
     const timeout = this.host.heartbeatTimeoutMs;
-    const left = timeout - (performance.now() - this.lastHeardAt);
+    const left = timeout - (this.env.clock.nowMs() - this.lastHeardAt);
     if (left > 0) {
-      this.heartbeat = setTimeout(this.checkHeartbeat, Math.ceil(left));
+      this.heartbeat = this.env.clock.setTimer(this.checkHeartbeat, Math.ceil(left));
       return;
     }
     this.heartbeat = undefined;
@@ -203,7 +206,7 @@ export class FeedConnection {
   };
 
   private clearHeartbeat(): void {
-    if (this.heartbeat) clearTimeout(this.heartbeat);
+    this.heartbeat?.cancel();
     this.heartbeat = undefined;
   }
 

@@ -6,6 +6,7 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { systemClock, type Clock } from '../../clock/Clock';
 import { FEED_PATH, SERVER_IDLE_TIMEOUT_MS, streamKey, type ChannelName, type Scope } from '../../protocol';
 import type { ScopeChecker, StreamEvent, StreamHub } from '../contracts';
 import { FeedConnection, type ConnectionHost, type ConnectionInfo } from './FeedConnection';
@@ -13,7 +14,6 @@ import type { FeedSubscription } from './FeedSubscription';
 import type { QueueEnvironment } from './OutgoingQueue';
 import { errorFrame, updatePrefix } from './serverFrames';
 import { StreamFaults } from './StreamFaults';
-import { wallClockNs } from './wallClockNs';
 
 /** Options of a {@link FeedServer}. */
 export interface FeedServerOptions {
@@ -39,10 +39,11 @@ export interface FeedServerOptions {
    */
   path?: string;
   /**
-   * Wall clock in Unix ns for `update.timestamp_ns` and `pong.timestamp_ns`.
-   * @default the process's wall clock
+   * Time source: `update.timestamp_ns` and `pong.timestamp_ns` (its `nowNs()`), heartbeat
+   * deadlines, frame delays and stalls (its `nowMs()` and timers).
+   * @default systemClock
    */
-  clockNs?: () => bigint;
+  clock?: Clock;
 }
 
 /** Defaults of {@link FeedServerOptions}, applied in one place. */
@@ -51,7 +52,7 @@ export const FEED_SERVER_DEFAULTS = {
   maxQueueBytes: 4 * 1024 * 1024,
   feedUnavailable: false,
   path: FEED_PATH,
-  clockNs: wallClockNs,
+  clock: systemClock,
 } as const satisfies Required<FeedServerOptions>;
 
 /** Largest client frame accepted (client frames are a few hundred bytes). */
@@ -95,12 +96,12 @@ export class FeedServer {
     this.unavailable = this.options.feedUnavailable;
     this.streamFaults = new StreamFaults((key) => {
       for (const c of this.conns.values()) c.queue.releaseStream(key);
-    });
+    }, this.options.clock);
     this.env = {
       maxQueueBytes: this.options.maxQueueBytes,
       delayMs: () => this.delayMs,
       isStreamStalled: (key) => this.streamFaults.isStalled(key),
-      clockNs: this.options.clockNs,
+      clock: this.options.clock,
     };
     this.host = {
       heartbeatTimeoutMs: this.options.heartbeatTimeoutMs,

@@ -6,6 +6,7 @@
  * `maxQueueBytes` the socket is dropped at once. Update frames are rendered when written,
  * so their `timestamp_ns` is the send time. @internal
  */
+import type { Clock, Timer } from '../../clock/Clock';
 import type { StreamEvent } from '../contracts';
 import type { FeedSubscription } from './FeedSubscription';
 import { updateFrame } from './serverFrames';
@@ -27,7 +28,8 @@ export interface QueueEnvironment {
   /** Current frame delay in ms (0 = none). */
   delayMs(): number;
   isStreamStalled(key: string): boolean;
-  clockNs(): bigint;
+  /** Time source of frame timestamps, delays and stalls. */
+  readonly clock: Clock;
 }
 
 export type QueueItem =
@@ -66,7 +68,7 @@ export class OutgoingQueue {
   private readonly held = new Map<string, Waiting[]>();
   private waitingBytes = 0;
   private stalledUntil = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private timerAt = Infinity;
   private ended = false;
 
@@ -84,7 +86,7 @@ export class OutgoingQueue {
 
   /** True while a connection stall is in force. */
   get stalled(): boolean {
-    return this.stalledUntil > performance.now();
+    return this.stalledUntil > this.env.clock.nowMs();
   }
 
   /** True once a close was written or the socket dropped: later frames are discarded. */
@@ -111,7 +113,7 @@ export class OutgoingQueue {
       return;
     }
     const size = sizeOf(item);
-    this.waiting.push({ item, size, dueAt: performance.now() + delay });
+    this.waiting.push({ item, size, dueAt: this.env.clock.nowMs() + delay });
     this.waitingBytes += size;
     if (this.checkOverflow()) this.schedule();
   }
@@ -119,7 +121,7 @@ export class OutgoingQueue {
   /** Holds every frame for `ms` (pongs and acks too); a new stall never shortens one in force. */
   stall(ms: number): void {
     if (this.ended) return;
-    this.stalledUntil = Math.max(this.stalledUntil, performance.now() + ms);
+    this.stalledUntil = Math.max(this.stalledUntil, this.env.clock.nowMs() + ms);
     this.schedule();
   }
 
@@ -135,7 +137,7 @@ export class OutgoingQueue {
     const list = this.held.get(key);
     if (!list) return;
     this.held.delete(key);
-    const now = performance.now();
+    const now = this.env.clock.nowMs();
     for (const w of list) {
       w.dueAt = now;
       this.waiting.push(w);
@@ -169,7 +171,7 @@ export class OutgoingQueue {
   private flush = (): void => {
     this.clearTimer();
     if (this.ended) return;
-    const now = performance.now();
+    const now = this.env.clock.nowMs();
     if (this.stalledUntil > now) {
       this.schedule();
       return;
@@ -200,7 +202,7 @@ export class OutgoingQueue {
         return;
       case 'update': {
         const { sub, event } = item;
-        this.sink.send(updateFrame(sub.updatePrefix, event.seq, this.env.clockNs(), event.dataJson));
+        this.sink.send(updateFrame(sub.updatePrefix, event.seq, this.env.clock.nowNs(), event.dataJson));
         return;
       }
       case 'close':
@@ -228,11 +230,11 @@ export class OutgoingQueue {
     if (this.timer && this.timerAt <= at) return;
     this.clearTimer();
     this.timerAt = at;
-    this.timer = setTimeout(this.flush, Math.max(0, Math.ceil(at - performance.now())));
+    this.timer = this.env.clock.setTimer(this.flush, Math.max(0, Math.ceil(at - this.env.clock.nowMs())));
   }
 
   private clearTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     this.timerAt = Infinity;
   }

@@ -3,13 +3,14 @@
  * followed by `resync_required`), and stalls that hold a stream's frames back. The state
  * is per stream (shared by all its subscribers), like the stream's `seq`. @internal
  */
+import { systemClock, type Clock, type Timer } from '../../clock/Clock';
 
 /** What the fan-out does with one published event of a stream. */
 export type StreamVerdict = 'deliver' | 'skipSilently' | 'skipWithResync';
 
 interface Stall {
   until: number;
-  timer: NodeJS.Timeout;
+  timer: Timer;
 }
 
 export class StreamFaults {
@@ -17,8 +18,14 @@ export class StreamFaults {
   private readonly resyncSkips = new Map<string, number>();
   private readonly stalls = new Map<string, Stall>();
 
-  /** @param onStallEnd called when a stream's stall is over, to release its held frames */
-  constructor(private readonly onStallEnd: (key: string) => void) {}
+  /**
+   * @param onStallEnd called when a stream's stall is over, to release its held frames
+   * @param clock time source of the stalls
+   */
+  constructor(
+    private readonly onStallEnd: (key: string) => void,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /** The next `n` updates of stream `key` are sent to nobody, and nothing says so. */
   skipSilently(key: string, n: number): void {
@@ -39,11 +46,11 @@ export class StreamFaults {
 
   /** Holds the stream's frames for `ms` on every connection; a new stall never shortens one in force. */
   stall(key: string, ms: number): void {
-    const until = performance.now() + ms;
+    const until = this.clock.nowMs() + ms;
     const current = this.stalls.get(key);
     if (current && current.until >= until) return;
-    if (current) clearTimeout(current.timer);
-    const timer = setTimeout(() => {
+    current?.timer.cancel();
+    const timer = this.clock.setTimer(() => {
       this.stalls.delete(key);
       this.onStallEnd(key);
     }, ms);
@@ -64,14 +71,14 @@ export class StreamFaults {
     this.silentSkips.clear();
     this.resyncSkips.clear();
     const keys = [...this.stalls.keys()];
-    for (const s of this.stalls.values()) clearTimeout(s.timer);
+    for (const s of this.stalls.values()) s.timer.cancel();
     this.stalls.clear();
     for (const key of keys) this.onStallEnd(key);
   }
 
   /** Stops every timer without releasing anything (the server is closing). */
   dispose(): void {
-    for (const s of this.stalls.values()) clearTimeout(s.timer);
+    for (const s of this.stalls.values()) s.timer.cancel();
     this.stalls.clear();
     this.silentSkips.clear();
     this.resyncSkips.clear();

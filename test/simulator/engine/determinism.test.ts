@@ -1,10 +1,12 @@
 /** Same seed and same calls give the same published events; the world is seeded, not random. */
+import { systemClock, type Clock } from '../../../src/clock';
 import type { StreamEvent } from '../../../src/simulator/contracts';
 import { Engine } from '../../../src/simulator/engine/Engine';
 
-function fixedClock(): () => bigint {
+/** A clock that advances 1 ms per reading (the engine sets no timer). */
+function fixedClock(): Clock {
   let t = 1_700_000_000_000_000_000n;
-  return () => (t += 1_000_000n);
+  return { nowNs: () => (t += 1_000_000n), nowMs: () => Number(t / 1_000_000n), setTimer: (cb, ms, o) => systemClock.setTimer(cb, ms, o) };
 }
 
 function record(e: Engine): StreamEvent[] {
@@ -17,8 +19,8 @@ const TIME_KEYS = /"(timestamp_ns|created_at_ns|updated_at_ns|expires_at_ns)":"[
 
 describe('Engine determinism', () => {
   it('publishes identical event sequences for the same seed and clock', () => {
-    const a = new Engine({ seed: 42, now: fixedClock() });
-    const b = new Engine({ seed: 42, now: fixedClock() });
+    const a = new Engine({ seed: 42, clock: fixedClock() });
+    const b = new Engine({ seed: 42, clock: fixedClock() });
     const ea = record(a);
     const eb = record(b);
     a.step(3_000);
