@@ -13,13 +13,18 @@ export { ExchangeClient, feedUrlFor, type ClientEvents, type ExchangeClientOptio
 export { RestClient, paginate, waitForTransaction, withRetry, DEFAULT_RETRY_POLICY, isRetryableError, type RestClientOptions, type RetryPolicy, type RequestOptions, type OperationParams, type OperationResponse, type PaginateOptions, type WaitForTransactionOptions, type FetchLike, type DriftEvent } from './rest';
 
 // Feed connection and router (usable on their own)
-export { Connection, type ConnectionOptions, type ConnectionStateName, type StateChange, type ReconnectPolicyOptions, type WebSocketConstructor } from './connection';
+export { Connection, IllegalStateTransitionError, type ConnectionOptions, type ConnectionStateName, type StateChange, type ReconnectPolicyOptions, type WebSocketConstructor, type WebSocketLike, type RawSocketData } from './connection';
 export { SubscriptionRouter, type RouterOptions, type RouterEvent, type UpdateEvent, type FrameDecoder } from './router';
 
 // Replicas
 export {
   OrderBook,
   ReplicaIntegrityError,
+  SnapshotError,
+  SnapshotBehindError,
+  SnapshotAheadError,
+  BookPrecisionError,
+  InvalidTransitionError,
   REPLICA_STATUSES,
   RESYNC_TRIGGERS,
   DEFAULT_LIVENESS_MS,
@@ -37,10 +42,16 @@ export {
   type AccountState,
   type AccountChange,
   type AccountReplicaState,
+  type OrderBookOptions,
+  type BookLevels,
+  type BookSideReader,
+  type BookTopView,
+  type LevelCallback,
+  type BigLevelCallback,
 } from './replicas';
 
 // Exact units
-export { ticksToPrice, priceToTicks, baseLotsToSize, sizeToBaseLots, quoteLotsToQuoteAmount, quoteAmountToQuoteLots, atomsToAmount, amountToAtoms, type RoundingMode } from './units';
+export { ticksToPrice, priceToTicks, baseLotsToSize, sizeToBaseLots, quoteLotsToQuoteAmount, quoteAmountToQuoteLots, atomsToAmount, amountToAtoms, type RoundingMode, type MarketScales } from './units';
 
 // Metrics
 export { LatencyTracker, type LatencyPercentiles } from './metrics';
@@ -61,8 +72,13 @@ export {
   ClientClosedError,
   ConnectionFailedError,
   SubscriberError,
+  ResponseTooLargeError,
+  FrameTooLargeError,
+  CursorRepeatedError,
+  ConsumerOverflowError,
   type ErrorContext,
 } from './errors';
+export { ERROR_CODES, LIBRARY_ERROR_CODES, isErrorCode, type ErrorCode, type LibraryErrorCode, type ExchangeErrorCode } from './errors/ErrorCode';
 
 // The protocol: every wire detail (schemas, tables, frames). Swap these for the real exchange's.
 export * as protocol from './protocol';

@@ -4,6 +4,10 @@
  * verbatim; the library's own codes start with `ERR_`. The table is in the README.
  */
 
+import type { ErrorCode } from './ErrorCode';
+
+export { ERROR_CODES, LIBRARY_ERROR_CODES, isErrorCode, type ErrorCode, type LibraryErrorCode, type ExchangeErrorCode } from './ErrorCode';
+
 export interface ErrorContext {
   /** REST operation name (e.g. `orderBook`). */
   operation?: string;
@@ -21,10 +25,10 @@ export interface ErrorContext {
 
 export class ExchangeReplicaError extends Error {
   /** Stable machine-readable code: never changes meaning. */
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly context: ErrorContext;
 
-  constructor(code: string, message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
@@ -49,7 +53,8 @@ export class RestApiError extends ExchangeReplicaError {
   /** The server's code as received (a string, or an integer for the second body shape). */
   readonly serverCode: string | number;
   constructor(serverCode: string | number, message: string, context: ErrorContext & { operation: string; status: number }, options?: { cause?: unknown }) {
-    super(String(serverCode), message, context, options);
+    // The server's code verbatim: a documented one, or an unknown one kept as received.
+    super(String(serverCode) as ErrorCode, message, context, options);
     this.serverCode = serverCode;
     this.status = context.status;
     this.operation = context.operation;
@@ -100,7 +105,7 @@ export class TransactionNotIndexedError extends ExchangeReplicaError {
 /** The feed answered with an error frame. `code` is the server's code. */
 export class FeedError extends ExchangeReplicaError {
   constructor(code: string, message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
-    super(code, message, context, options);
+    super(code as ErrorCode, message, context, options);
   }
 }
 

@@ -43,7 +43,7 @@ describe('whenLive', () => {
   it("rejects with the replica's own error when it fails first", async () => {
     const s = new Subject<E>();
     const p = whenLive(s);
-    const err = new ExchangeReplicaError('ERR_SNAPSHOT', 'snapshot refused');
+    const err = new ExchangeReplicaError('ERR_SNAPSHOT_INVALID', 'snapshot refused');
     s.next({ status: 'syncing', n: 1 });
     s.error(err);
     await expect(p).rejects.toBe(err);
@@ -135,7 +135,7 @@ describe('iterate', () => {
 
   it('throws the source error and the abort reason, releasing the subscription', async () => {
     const s = new Subject<number>();
-    const err = new ExchangeReplicaError('ERR_FEED', 'refused');
+    const err = new ExchangeReplicaError('FEED_UNAVAILABLE', 'refused');
     const failing = (async () => {
       for await (const _ of iterate(s)) void _;
     })();
