@@ -23,12 +23,18 @@ import { SortedLevels } from './SortedLevels';
 import { SHORT, SIZE_ONLY, TopCache, small } from './TopCache';
 import { TopView } from './TopView';
 import { levelBelow } from './levelWalk';
+import { sortBigChanges, sortChanges } from './sortChanges';
 import { lowerWindow, raiseWindow } from './windowMoves';
 import * as reads from './sideReads';
 
 export type { BigLevelCallback, BookSideReader, BookTopView, LevelCallback } from './BookSideReader';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** {@link BookSide.setMany}'s buffers for frames of up to this many changes (larger ones allocate theirs). */
+const SCRATCH = 256;
+const scratchKeys = new Float64Array(SCRATCH);
+const scratchSizes = new Float64Array(SCRATCH);
 
 /** Options of a side's storage. */
 export interface BookSideOptions {
@@ -217,6 +223,46 @@ export class BookSide implements BookSideReader {
     return old;
   }
 
+  /**
+   * Sets the levels of a large frame at once (number path; values are safe integers):
+   * `pairs[off..off + 2 * count)` holds price, size, price, size, ... in frame order. Same
+   * result as {@link set} level by level (the last change of a repeated price wins), at
+   * O(k log k) for k changes plus one pass over the deep levels from the lowest change up,
+   * instead of a move of those levels per change. The window moves at most twice (up to the
+   * best new level, down when its best sank low) and the top cache is refilled once.
+   */
+  setMany(pairs: Float64Array, off: number, count: number): void {
+    if (count === 0) return;
+    const fits = count <= SCRATCH;
+    const keys = fits ? scratchKeys : new Float64Array(count);
+    const sizes = fits ? scratchSizes : new Float64Array(count);
+    for (let j = 0; j < count; j++) {
+      keys[j] = this.keyOf(pairs[off + 2 * j]!);
+      sizes[j] = pairs[off + 2 * j + 1]!;
+    }
+    const m = sortChanges(keys, sizes, count);
+    const win = this.win;
+    // The best key the frame gives a level to: the window must reach it.
+    let j = m - 1;
+    while (j >= 0 && sizes[j] === 0) j--;
+    if (j >= 0 && (win.count === 0 || keys[j]! - win.base >= win.size)) raiseWindow(win, this.deep, keys[j]! - win.base, this.target);
+    const base = win.base;
+    const highest = keys[m - 1]!;
+    let below = 0;
+    while (below < m && keys[below]! < base) below++;
+    // (Overwrites keys / sizes [0, below) as scratch.)
+    this.deep.merge(keys, sizes, below);
+    const size = win.size;
+    for (let i = below; i < m; i++) {
+      const slot = keys[i]! - base;
+      // Beyond the window: only removals of levels the side does not hold.
+      if (slot < size) win.set(slot, sizes[i]!);
+    }
+    if (win.top < this.lowWater) lowerWindow(win, this.deep, this.target);
+    this.mutations++;
+    if (highest >= this.topFloor) reads.fillTop(this);
+  }
+
   /** Brings the top cache up to date with a change that reaches it. */
   private touchTop(price: number, size: number, old: number): void {
     const top = this.top;
@@ -236,6 +282,22 @@ export class BookSide implements BookSideReader {
   /** Sets a level's absolute size (0n removes it). Exact path only. */
   setBig(price: bigint, size: bigint): void {
     this.exact.set(this.bigKeyOf(price), size);
+    this.mutations++;
+  }
+
+  /**
+   * {@link setMany} on the exact path: `pairs` holds price, size, price, size, ... in frame
+   * order (the last change of a repeated price wins).
+   */
+  setManyBig(pairs: readonly bigint[]): void {
+    const count = pairs.length >> 1;
+    const keys = new BigUint64Array(count);
+    const sizes = new BigUint64Array(count);
+    for (let j = 0; j < count; j++) {
+      keys[j] = this.bigKeyOf(pairs[2 * j]!);
+      sizes[j] = pairs[2 * j + 1]!;
+    }
+    this.exact.merge(keys, sizes, sortBigChanges(keys, sizes, count));
     this.mutations++;
   }
 

@@ -7,6 +7,16 @@ import type { BookSide } from './BookSide';
 import { parseLevels } from './parseLevels';
 import { parseSafeUint } from './parseUint';
 
+/**
+ * From this many changes on a side, a frame's changes are set together ({@link BookSide.setMany}:
+ * sorted, then merged in one pass) rather than one by one. One by one, every new level
+ * below the window moves the deep levels above it: a frame of k such levels moved them k
+ * times, quadratic in a large frame (a 250,000-level update took seconds). Together they
+ * move once. Below this, frames (nearly all carry 1-3 changes) keep the per-level path,
+ * whose cost per change is an index or a short move near the best.
+ */
+export const BULK = 32;
+
 export class FrameApplier {
   /** Parsed (price, size) pairs of a frame: bids first, then asks. */
   private scratch = new Float64Array(32);
@@ -56,9 +66,11 @@ export class FrameApplier {
       sc[off + 2 * j + 1] = s;
     }
     const b = this.b;
-    for (let j = 0; j < off; j += 2) b.set(sc[j]!, sc[j + 1]!);
+    if (nb < BULK) for (let j = 0; j < off; j += 2) b.set(sc[j]!, sc[j + 1]!);
+    else b.setMany(sc, 0, nb);
     const a = this.a;
-    for (let j = off; j < need; j += 2) a.set(sc[j]!, sc[j + 1]!);
+    if (na < BULK) for (let j = off; j < need; j += 2) a.set(sc[j]!, sc[j + 1]!);
+    else a.setMany(sc, off, na);
     return true;
   }
 
@@ -81,9 +93,11 @@ export class FrameApplier {
 /** Applies one side's parsed levels (every value already valid). */
 function applyParsed(side: BookSide, big: boolean, scratch: Float64Array, off: number, count: number, bigVals: bigint[]): void {
   if (!big) {
-    for (let j = 0; j < count; j++) side.set(scratch[off + 2 * j]!, scratch[off + 2 * j + 1]!);
+    if (count >= BULK) side.setMany(scratch, off, count);
+    else for (let j = 0; j < count; j++) side.set(scratch[off + 2 * j]!, scratch[off + 2 * j + 1]!);
     return;
   }
   side.toBig();
-  for (let j = 0; j < bigVals.length; j += 2) side.setBig(bigVals[j]!, bigVals[j + 1]!);
+  if (count >= BULK) side.setManyBig(bigVals);
+  else for (let j = 0; j < bigVals.length; j += 2) side.setBig(bigVals[j]!, bigVals[j + 1]!);
 }

@@ -18,7 +18,7 @@
  *   unknown: the next consistency check throws `ReplicaIntegrityError` so the replica resyncs.
  * - A crossed or locked book after an update throws `ReplicaIntegrityError` (resync).
  */
-import { ReplicaIntegrityError } from '../Reducer';
+import { ReplicaIntegrityError } from '../ReplicaIntegrityError';
 import type { PriceLevel, Side } from '../../protocol';
 import { BookSide, type BigLevelCallback, type BookSideReader, type BookTopView, type LevelCallback } from './BookSide';
 import { toExactNumber } from './BookPrecisionError';

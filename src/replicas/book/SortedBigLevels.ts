@@ -2,7 +2,7 @@
  * The exact (bigint) store of a side: keys and sizes as sorted BigUint64Arrays, best level
  * at the end. A side uses it from the moment one of its values exceeds 2^53 - 1.
  */
-import { lowerBoundFromTopBig } from './topSearch';
+import { gallopUpBig, lowerBoundFromTopBig } from './topSearch';
 
 export class SortedBigLevels {
   keys: BigUint64Array;
@@ -37,6 +37,62 @@ export class SortedBigLevels {
     this.keys[i] = k;
     this.sizes[i] = size;
     this.n = n + 1;
+  }
+
+  /**
+   * Sets many levels at once (see `SortedLevels.merge`): `ck[0..m)` ascending and distinct
+   * keys, `cs` their sizes (0n removes). Overwrites `ck` / `cs` (scratch).
+   */
+  merge(ck: BigUint64Array, cs: BigUint64Array, m: number): void {
+    if (m === 0) return;
+    const keys = this.keys;
+    const sizes = this.sizes;
+    const n = this.n;
+    let r = 0;
+    let w = 0;
+    let ins = 0;
+    for (let j = 0; j < m; j++) {
+      const k = ck[j]!;
+      const s = cs[j]!;
+      const p = gallopUpBig(keys, r, n, k);
+      if (p < n && keys[p] === k) {
+        if (s !== 0n) sizes[p] = s;
+        else {
+          if (w !== r) {
+            keys.copyWithin(w, r, p);
+            sizes.copyWithin(w, r, p);
+          }
+          w += p - r;
+          r = p + 1;
+        }
+      } else if (s !== 0n) {
+        ck[ins] = k;
+        cs[ins++] = s;
+      }
+    }
+    if (w !== r) {
+      keys.copyWithin(w, r, n);
+      sizes.copyWithin(w, r, n);
+    }
+    const len = w + n - r;
+    this.n = len;
+    if (ins === 0) return;
+    if (len + ins > keys.length) this.grow(len + ins);
+    const k2 = this.keys;
+    const s2 = this.sizes;
+    let rr = len;
+    let ww = len + ins;
+    for (let j = ins - 1; j >= 0; j--) {
+      const k = ck[j]!;
+      const p = lowerBoundFromTopBig(k2, rr, k);
+      ww -= rr - p;
+      k2.copyWithin(ww, p, rr);
+      s2.copyWithin(ww, p, rr);
+      rr = p;
+      k2[--ww] = k;
+      s2[ww] = cs[j]!;
+    }
+    this.n = len + ins;
   }
 
   /** Appends a level better than every level held (the caller guarantees the order). */

@@ -3,7 +3,7 @@
  * BEST level at the END, so changes near the best move few elements. Holds the levels of the
  * number path that lie below the price window, and loads snapshots.
  */
-import { lowerBoundFromTop } from './topSearch';
+import { gallopDown, gallopUp, lowerBoundFromTop } from './topSearch';
 
 /** Below this many elements a hand loop moves faster than a `copyWithin` call. */
 const SMALL_MOVE = 16;
@@ -74,6 +74,64 @@ export class SortedLevels {
     return 0;
   }
 
+  /**
+   * Sets many levels at once: `ck[0..m)` ascending and distinct keys, `cs` their sizes (0
+   * removes; removing an absent level does nothing). Overwrites `ck` / `cs` (scratch).
+   *
+   * Two passes, each moving the levels between consecutive changes as one block: upward
+   * from the lowest change, removals close their gaps; then downward from the top,
+   * insertions open theirs. A level moves at most twice whatever the number of changes,
+   * where setting them one by one moved the levels above each insertion again for every
+   * one. O(m log(n / m)) searches plus the levels from the lowest change to the top.
+   */
+  merge(ck: Float64Array, cs: Float64Array, m: number): void {
+    if (m === 0) return;
+    const keys = this.keys;
+    const sizes = this.sizes;
+    const n = this.n;
+    // Pass 1: removals and new sizes; insertions are collected at the front of ck / cs.
+    let r = 0; // [r, n): not yet visited (unmoved)
+    let w = 0; // [0, w): final
+    let ins = 0;
+    for (let j = 0; j < m; j++) {
+      const k = ck[j]!;
+      const s = cs[j]!;
+      const p = gallopUp(keys, r, n, k);
+      if (p < n && keys[p] === k) {
+        if (s !== 0) sizes[p] = s;
+        else {
+          moveDown(keys, sizes, w, r, p);
+          w += p - r;
+          r = p + 1;
+        }
+      } else if (s !== 0) {
+        ck[ins] = k;
+        cs[ins++] = s;
+      }
+    }
+    moveDown(keys, sizes, w, r, n);
+    const len = w + n - r;
+    this.n = len;
+    if (ins === 0) return;
+    // Pass 2: insertions, from the top down, into the room above the levels.
+    if (len + ins > keys.length) this.grow(len + ins);
+    const k2 = this.keys;
+    const s2 = this.sizes;
+    let rr = len; // [0, rr): not yet moved
+    let ww = len + ins; // [ww, len + ins): final
+    for (let j = ins - 1; j >= 0; j--) {
+      const k = ck[j]!;
+      const p = gallopDown(k2, rr, k);
+      const run = rr - p;
+      ww -= run;
+      moveUp(k2, s2, ww, p, rr);
+      rr = p;
+      k2[--ww] = k;
+      s2[ww] = cs[j]!;
+    }
+    this.n = len + ins;
+  }
+
   /** Appends a level better than every level held (the caller guarantees the order). */
   pushTop(k: number, size: number): void {
     const n = this.n;
@@ -93,5 +151,32 @@ export class SortedLevels {
     s.set(this.sizes.subarray(0, this.n));
     this.keys = k;
     this.sizes = s;
+  }
+}
+
+/** Moves levels [from, end) down to `to` (to <= from). */
+function moveDown(keys: Float64Array, sizes: Float64Array, to: number, from: number, end: number): void {
+  if (to === from) return;
+  if (end - from <= SMALL_MOVE) {
+    for (let i = from; i < end; i++, to++) {
+      keys[to] = keys[i]!;
+      sizes[to] = sizes[i]!;
+    }
+  } else {
+    keys.copyWithin(to, from, end);
+    sizes.copyWithin(to, from, end);
+  }
+}
+
+/** Moves levels [from, end) up to `to` (to > from). */
+function moveUp(keys: Float64Array, sizes: Float64Array, to: number, from: number, end: number): void {
+  if (end - from <= SMALL_MOVE) {
+    for (let i = end - 1, t = to + (end - from) - 1; i >= from; i--, t--) {
+      keys[t] = keys[i]!;
+      sizes[t] = sizes[i]!;
+    }
+  } else {
+    keys.copyWithin(to, from, end);
+    sizes.copyWithin(to, from, end);
   }
 }

@@ -3,7 +3,7 @@
  * 500-level rule: a side that held at least `depthLimit` levels is truncated at its deepest
  * price (streaming-protocol.md section 5).
  */
-import { ReplicaIntegrityError } from '../Reducer';
+import { ReplicaIntegrityError } from '../ReplicaIntegrityError';
 import type { PriceLevel } from '../../protocol';
 import type { BookSide } from './BookSide';
 import { parseLevels } from './parseLevels';

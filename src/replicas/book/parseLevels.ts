@@ -3,7 +3,7 @@
  * representations, with validation: a value that is not a Uint64 string is reported with
  * `ReplicaIntegrityError` before anything is changed.
  */
-import { ReplicaIntegrityError } from '../Reducer';
+import { ReplicaIntegrityError } from '../ReplicaIntegrityError';
 import type { PriceLevel } from '../../protocol';
 import { parseBigUint, parseSafeUint } from './parseUint';
 

@@ -11,6 +11,13 @@ export const PARSE_INVALID = -1;
 export const PARSE_NOT_SAFE = -2;
 
 /**
+ * 2^53 - 1 as a literal: no global (`Number`, `Math`) is read per call. Where the code runs
+ * in a `vm` context (jest runs tests in one), every global read goes through the context's
+ * interceptor, which made parsing (and loading a 250,000-level snapshot) about 20 times slower.
+ */
+const MAX_SAFE = 9007199254740991;
+
+/**
  * Converts a Uint64 decimal string to a safe integer without ever letting a wrong number in.
  *
  * The strings reach the book already checked as digit strings (the protocol's schema), so
@@ -29,7 +36,7 @@ export function parseSafeUint(s: string): number {
   // The typeof guard costs nothing on strings and keeps a stray number or null out of the book.
   if (typeof s !== 'string') return PARSE_INVALID;
   const v = +s;
-  if (v > 0 && v <= Number.MAX_SAFE_INTEGER && Math.floor(v) === v && s.length < 16) return v;
+  if (v > 0 && v <= MAX_SAFE && v % 1 === 0 && s.length < 16) return v;
   return parseDigits(s);
 }
 
@@ -48,7 +55,7 @@ export function parseDigits(s: string): number {
     // Exact while v stays <= MAX_SAFE; once above, later steps only grow it (no wrap back).
     v = v * 10 + d;
   }
-  return v <= Number.MAX_SAFE_INTEGER ? v : PARSE_NOT_SAFE;
+  return v <= MAX_SAFE ? v : PARSE_NOT_SAFE;
 }
 
 /**

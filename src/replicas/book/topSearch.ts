@@ -57,3 +57,67 @@ export function lowerBoundFromTopBig(keys: BigUint64Array, n: number, k: bigint)
   }
   return hi;
 }
+
+/**
+ * Index of the first element of `keys[from..n)` that is >= `k` (n when none is), galloping
+ * up from `from` (1, 2, 4, ... keys) then bisecting: O(log d) for an answer d keys away.
+ * Successive searches for ascending keys each start where the last one ended.
+ */
+export function gallopUp(keys: Float64Array, from: number, n: number, k: number): number {
+  if (from >= n || keys[from]! >= k) return from;
+  let lo = from; // keys[lo] < k
+  let step = 1;
+  let hi = from + 1;
+  while (hi < n && keys[hi]! < k) {
+    lo = hi;
+    step += step;
+    hi = lo + step;
+  }
+  if (hi > n) hi = n;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! < k) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+/** Index of the first element of `keys[0..to)` that is >= `k` (to when none is), galloping down from `to`. */
+export function gallopDown(keys: Float64Array, to: number, k: number): number {
+  let hi = to - 1;
+  if (hi < 0 || keys[hi]! < k) return to;
+  let step = 1;
+  let lo = hi - 1;
+  while (lo >= 0 && keys[lo]! >= k) {
+    hi = lo;
+    step += step;
+    lo = hi - step;
+  }
+  if (lo < -1) lo = -1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (keys[mid]! >= k) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/** {@link gallopUp} for the exact (bigint) representation. */
+export function gallopUpBig(keys: BigUint64Array, from: number, n: number, k: bigint): number {
+  if (from >= n || keys[from]! >= k) return from;
+  let lo = from;
+  let step = 1;
+  let hi = from + 1;
+  while (hi < n && keys[hi]! < k) {
+    lo = hi;
+    step += step;
+    hi = lo + step;
+  }
+  if (hi > n) hi = n;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! < k) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}

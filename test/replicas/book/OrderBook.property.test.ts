@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import type { Side } from '../../../src/protocol';
 import { BookPrecisionError, OrderBook } from '../../../src/replicas/book';
-import { ReplicaIntegrityError } from '../../../src/replicas/Reducer';
+import { ReplicaIntegrityError } from '../../../src/replicas/ReplicaIntegrityError';
 import { BookModel, frameOf, wire, type Change } from './bookModel';
 import { checkInvariants } from './bookInvariants';
 import { TWO_53, UINT64_MAX } from './bookTestUtil';

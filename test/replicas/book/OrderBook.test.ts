@@ -1,6 +1,6 @@
 import type { PriceLevel } from '../../../src/protocol';
 import { OrderBook, BookPrecisionError } from '../../../src/replicas/book';
-import { ReplicaIntegrityError } from '../../../src/replicas/Reducer';
+import { ReplicaIntegrityError } from '../../../src/replicas/ReplicaIntegrityError';
 import { checkInvariants } from './bookInvariants';
 import { L, TWO_53, UINT64_MAX, askLadder, bidLadder } from './bookTestUtil';
 

@@ -1,5 +1,5 @@
 import { OrderBook, bookReducer } from '../../../src/replicas/book';
-import { ReplicaIntegrityError } from '../../../src/replicas/Reducer';
+import { ReplicaIntegrityError } from '../../../src/replicas/ReplicaIntegrityError';
 import { L, askLadder, bidLadder } from './bookTestUtil';
 
 const scope = { market_id: 0, is_perps: true };

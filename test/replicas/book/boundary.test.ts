@@ -1,6 +1,6 @@
 /** The 500-level rule (streaming-protocol.md section 5) and its edge cases. */
 import { OrderBook } from '../../../src/replicas/book';
-import { ReplicaIntegrityError } from '../../../src/replicas/Reducer';
+import { ReplicaIntegrityError } from '../../../src/replicas/ReplicaIntegrityError';
 import { L, TWO_53, askLadder, bidLadder } from './bookTestUtil';
 
 describe('500-level rule', () => {
