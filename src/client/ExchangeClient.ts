@@ -28,6 +28,7 @@ import {
 import { SubscriptionRouter, type UpdateEvent } from '../router';
 import { resolveClientOptions, type ExchangeClientOptions, type ResolvedClientOptions } from './clientOptions';
 import { scopeOf, type AccountParams, type CandleParams, type MarketParams, type PerpCandleParams, type PerpMarketParams } from './replicaParams';
+import { ExchangeSource } from './ExchangeSource';
 import { ReplicaPool } from './ReplicaPool';
 import { StreamMetrics, type StreamMetricsSnapshot } from './StreamMetrics';
 import { GuardedObservable, subscriberError, type GuardSink } from './GuardedObservable';
@@ -45,8 +46,6 @@ export interface ClientEvents {
 }
 
 type Stoppable = { readonly resyncCounts: Readonly<Record<ResyncTrigger, number>> };
-/** REST calls of snapshot jobs are not retried by the REST client: the resync scheduler retries the job. */
-const SINGLE_ATTEMPT = Object.freeze({ retries: 0 });
 
 /**
  * Live, exact replicas of an exchange, as RxJS observables. Faults heal by themselves
@@ -111,13 +110,7 @@ export class ExchangeClient {
     this.router.errors.subscribe((e) => this.report(e));
     this.connection.on('error', (e: unknown) => this.report(e));
     this.scheduler = new ResyncScheduler(o.resync);
-    this.deps = {
-      stream: (channel, scope) => this.router.stream(channel, scope),
-      // One attempt per call: the scheduler retries the whole snapshot job with its policy (a
-      // second, inner retry layer would multiply the attempts and the overhead).
-      fetch: (operation, params, signal) => this.rest.request(operation as never, params as never, { signal, retry: SINGLE_ATTEMPT }) as never,
-      scheduler: this.scheduler,
-    };
+    this.deps = { source: new ExchangeSource(this.router, this.rest), scheduler: this.scheduler };
   }
 
   /**

@@ -13,13 +13,23 @@ export interface ExchangeClientOptions {
   readonly wsUrl?: string;
   /** Reject unexpected extra keys (REST bodies and feed frames) instead of dropping them and reporting drift. @default false */
   readonly strict?: boolean;
-  /** REST client settings (timeouts, retry, fetch, `maxResponseBytes`). @default RestClient defaults */
+  /**
+   * REST client settings (timeouts, retry in the library's one backoff shape, fetch, `maxResponseBytes`).
+   * @default RestClient defaults; retry { retries: 3, initialDelayMs: 100, maxDelayMs: 2000, factor: 2, jitter: 0.5 }
+   */
   readonly rest?: Omit<RestClientOptions, 'baseUrl' | 'strict'>;
-  /** Feed connection settings (heartbeat, reconnect policy, WebSocket class, `maxFrameBytes`). @default Connection defaults */
+  /**
+   * Feed connection settings (heartbeat, reconnect backoff, WebSocket class, `maxFrameBytes`, clock).
+   * @default Connection defaults; reconnect { initialDelayMs: 250, maxDelayMs: 10000, factor: 2, jitter: 0.5, retries: Infinity, stableAfterMs: 30000 }
+   */
   readonly connection?: Omit<ConnectionOptions, 'url'>;
-  /** Router settings (request timeout, decoder). @default SubscriptionRouter defaults; decoder: the fast path for hot frames */
+  /** Router settings (request timeout, decoder, clock). @default SubscriptionRouter defaults; decoder: the fast path for hot frames */
   readonly router?: Omit<RouterOptions, 'strict' | 'onDrift'>;
-  /** Snapshot fetching of resyncs: concurrency and retry. @default concurrency 4, the REST retry policy */
+  /**
+   * Snapshot fetching of resyncs: attempts in flight over every replica, and the retry of one
+   * snapshot request (`BackoffOptions`). Checked when the client is built.
+   * @default { concurrency: 4, retry: { initialDelayMs: 100, maxDelayMs: 2000, factor: 2, jitter: 0.5, retries: 3 } }
+   */
   readonly resync?: ResyncSchedulerOptions;
   /** Replica settings applied to every replica (liveness window, buffers). @default StreamSync defaults */
   readonly replica?: Omit<StreamSyncOptions, 'onLatency' | 'onError'>;

@@ -1,8 +1,8 @@
 /**
  * The channels table: every feed channel of streaming-protocol.md section 4 described once,
  * as data: scope keys, the schema of an update's `data`, the snapshot operation and how a
- * replica folds updates (its kind). Consumed by the router, the replicas, the simulator's
- * feed and the CLI.
+ * replica folds updates (its kind, with the kind's parameters). Consumed by the router, the
+ * replicas (which pick their reducer by kind), the simulator's feed and the CLI.
  */
 import { z } from 'zod';
 import { RESOLUTIONS, type Resolution } from './enums';
@@ -34,37 +34,78 @@ const SCOPE_SCHEMAS: Record<ScopeKey, z.ZodType> = {
   subaccount_id: NonNegInt32,
 };
 
-/** How a replica folds a channel's updates. */
-export type ChannelKind = 'book' | 'replace' | 'upsert' | 'candle' | 'events';
+/**
+ * Where a `replace` channel's snapshot answer holds the scope's record: `answer` it is the
+ * answer; `market` the answer lists markets, the scope's is the one of its `market_id` and
+ * market type; `subaccount` the answer is `{address, subaccounts}`, the scope's is the one of
+ * its `subaccount_id`, and an update of another subaccount is refused.
+ */
+export type ReplacePick = 'answer' | 'market' | 'subaccount';
 
-export interface ChannelDef {
+/** How an `upsert` channel's records are keyed. */
+export interface UpsertParams {
+  /** The field of an update's `data` (an object) holding its list of records. */
+  readonly records: string;
+  /** The record field that identifies a record in the set. */
+  readonly key: string;
+  /** True when the record removes its key from the set (a closed position, a filled order). Absent: never. */
+  removes?(record: unknown): boolean;
+  /** The snapshot is every page of the operation (by `cursor`), not its first page only. */
+  readonly allPages?: boolean;
+}
+
+/** How an `events` channel's records are found and ordered. */
+export interface EventParams {
+  /** The field of an update's `data` holding its list of records. Absent: `data` is one record. */
+  readonly records?: string;
+  /** The record field (a Uint64) that orders the stream: each record is delivered once, in its order. */
+  readonly sequence: string;
+}
+
+/**
+ * How a replica folds a channel's updates (its kind), with what that kind needs to know about
+ * the channel: `book` levels by price; `replace` each update is the whole record; `upsert` a
+ * keyed set of records; `candle` buckets by `open_time_ms`; `events` records delivered once each.
+ */
+export type ChannelFold =
+  | { readonly kind: 'book' }
+  | { readonly kind: 'replace'; readonly replace: ReplacePick }
+  | { readonly kind: 'upsert'; readonly upsert: UpsertParams }
+  | { readonly kind: 'candle' }
+  | { readonly kind: 'events'; readonly events: EventParams };
+
+/** How a replica folds a channel's updates. */
+export type ChannelKind = ChannelFold['kind'];
+
+export type ChannelDef = {
   readonly name: ChannelName;
   readonly scopeKeys: readonly ScopeKey[];
   /** Perp-only market channels (`is_perps` is implied). */
   readonly perpOnly: boolean;
   readonly data: z.ZodType;
-  readonly kind: ChannelKind;
   readonly snapshot: OperationName;
   /** REST parameters of the snapshot for a scope. */
   snapshotParams(scope: Scope): ParamValues;
-}
+} & ChannelFold;
 
 const FAR_FUTURE_MS = Number.MAX_SAFE_INTEGER;
 const marketType = (s: Scope) => (s.is_perps ? 'perp' : 'spot');
+/** A `size_base_lots` of zero: the position is closed. */
+const ZERO = /^0+$/;
 
 export const CHANNELS: Readonly<Record<ChannelName, ChannelDef>> = {
   book: { name: 'book', scopeKeys: ['market_id', 'is_perps'], perpOnly: false, kind: 'book', data: R.OrderBook, snapshot: 'orderBook', snapshotParams: (s) => ({ market_type: marketType(s), market_id: s.market_id!, depth: 500 }) },
-  bbo: { name: 'bbo', scopeKeys: ['market_id', 'is_perps'], perpOnly: false, kind: 'replace', data: R.Bbo, snapshot: 'bbo', snapshotParams: (s) => ({ market_type: marketType(s), market_id: s.market_id! }) },
-  trades: { name: 'trades', scopeKeys: ['market_id', 'is_perps'], perpOnly: false, kind: 'events', data: z.strictObject({ trades: z.array(R.Trade) }), snapshot: 'trades', snapshotParams: (s) => ({ market_type: marketType(s), market_id: s.market_id!, limit: 100 }) },
-  marketStats: { name: 'marketStats', scopeKeys: ['market_id', 'is_perps'], perpOnly: false, kind: 'replace', data: R.MarketStats, snapshot: 'marketStats', snapshotParams: (s) => ({ market_type: marketType(s), market_id: s.market_id! }) },
+  bbo: { name: 'bbo', scopeKeys: ['market_id', 'is_perps'], perpOnly: false, kind: 'replace', replace: 'answer', data: R.Bbo, snapshot: 'bbo', snapshotParams: (s) => ({ market_type: marketType(s), market_id: s.market_id! }) },
+  trades: { name: 'trades', scopeKeys: ['market_id', 'is_perps'], perpOnly: false, kind: 'events', events: { records: 'trades', sequence: 'sequence' }, data: z.strictObject({ trades: z.array(R.Trade) }), snapshot: 'trades', snapshotParams: (s) => ({ market_type: marketType(s), market_id: s.market_id!, limit: 100 }) },
+  marketStats: { name: 'marketStats', scopeKeys: ['market_id', 'is_perps'], perpOnly: false, kind: 'replace', replace: 'market', data: R.MarketStats, snapshot: 'marketStats', snapshotParams: (s) => ({ market_type: marketType(s), market_id: s.market_id! }) },
   candles: { name: 'candles', scopeKeys: ['market_id', 'is_perps', 'interval'], perpOnly: false, kind: 'candle', data: R.LastCandle, snapshot: 'candles', snapshotParams: (s) => ({ market_type: marketType(s), market_id: s.market_id!, resolution: s.interval!, start_timestamp: 0, end_timestamp: FAR_FUTURE_MS, count_back: 500 }) },
   markCandles: { name: 'markCandles', scopeKeys: ['market_id', 'interval'], perpOnly: true, kind: 'candle', data: R.MarkCandle, snapshot: 'markCandles', snapshotParams: (s) => ({ market_id: s.market_id!, resolution: s.interval!, start_timestamp: 0, end_timestamp: FAR_FUTURE_MS, count_back: 500 }) },
-  fundingRates: { name: 'fundingRates', scopeKeys: ['market_id'], perpOnly: true, kind: 'events', data: R.FundingRate, snapshot: 'fundingRates', snapshotParams: (s) => ({ market_id: s.market_id!, start_timestamp: 0, end_timestamp: FAR_FUTURE_MS, limit: 100 }) },
-  account: { name: 'account', scopeKeys: ['address', 'subaccount_id'], perpOnly: false, kind: 'replace', data: R.Subaccount, snapshot: 'account', snapshotParams: (s) => ({ address: s.address!, subaccount_id: s.subaccount_id! }) },
-  balances: { name: 'balances', scopeKeys: ['address', 'subaccount_id'], perpOnly: false, kind: 'upsert', data: z.strictObject({ balances: z.array(R.Balance) }), snapshot: 'balances', snapshotParams: (s) => ({ address: s.address!, subaccount_id: s.subaccount_id! }) },
-  positions: { name: 'positions', scopeKeys: ['address', 'subaccount_id'], perpOnly: false, kind: 'upsert', data: z.strictObject({ positions: z.array(R.Position) }), snapshot: 'positions', snapshotParams: (s) => ({ address: s.address!, subaccount_id: s.subaccount_id! }) },
-  orders: { name: 'orders', scopeKeys: ['address', 'subaccount_id'], perpOnly: false, kind: 'upsert', data: z.strictObject({ orders: z.array(R.Order) }), snapshot: 'orders', snapshotParams: (s) => ({ address: s.address!, subaccount_id: s.subaccount_id!, status: 'active', limit: 100 }) },
-  fills: { name: 'fills', scopeKeys: ['address', 'subaccount_id'], perpOnly: false, kind: 'events', data: z.strictObject({ fills: z.array(R.Fill) }), snapshot: 'fills', snapshotParams: (s) => ({ address: s.address!, subaccount_id: s.subaccount_id!, role: 'all', limit: 100 }) },
+  fundingRates: { name: 'fundingRates', scopeKeys: ['market_id'], perpOnly: true, kind: 'events', events: { sequence: 'sequence' }, data: R.FundingRate, snapshot: 'fundingRates', snapshotParams: (s) => ({ market_id: s.market_id!, start_timestamp: 0, end_timestamp: FAR_FUTURE_MS, limit: 100 }) },
+  account: { name: 'account', scopeKeys: ['address', 'subaccount_id'], perpOnly: false, kind: 'replace', replace: 'subaccount', data: R.Subaccount, snapshot: 'account', snapshotParams: (s) => ({ address: s.address!, subaccount_id: s.subaccount_id! }) },
+  balances: { name: 'balances', scopeKeys: ['address', 'subaccount_id'], perpOnly: false, kind: 'upsert', upsert: { records: 'balances', key: 'token_id' }, data: z.strictObject({ balances: z.array(R.Balance) }), snapshot: 'balances', snapshotParams: (s) => ({ address: s.address!, subaccount_id: s.subaccount_id! }) },
+  positions: { name: 'positions', scopeKeys: ['address', 'subaccount_id'], perpOnly: false, kind: 'upsert', upsert: { records: 'positions', key: 'market_id', removes: (p: R.Position) => ZERO.test(p.size_base_lots) }, data: z.strictObject({ positions: z.array(R.Position) }), snapshot: 'positions', snapshotParams: (s) => ({ address: s.address!, subaccount_id: s.subaccount_id! }) },
+  orders: { name: 'orders', scopeKeys: ['address', 'subaccount_id'], perpOnly: false, kind: 'upsert', upsert: { records: 'orders', key: 'order_id', removes: (o: R.Order) => o.status !== 'open', allPages: true }, data: z.strictObject({ orders: z.array(R.Order) }), snapshot: 'orders', snapshotParams: (s) => ({ address: s.address!, subaccount_id: s.subaccount_id!, status: 'active', limit: 100 }) },
+  fills: { name: 'fills', scopeKeys: ['address', 'subaccount_id'], perpOnly: false, kind: 'events', events: { records: 'fills', sequence: 'sequence' }, data: z.strictObject({ fills: z.array(R.Fill) }), snapshot: 'fills', snapshotParams: (s) => ({ address: s.address!, subaccount_id: s.subaccount_id!, role: 'all', limit: 100 }) },
 };
 
 /** On failure, `key` is the scope key at fault. */

@@ -2,8 +2,14 @@
  * The replica of an event stream (trades, fills, funding rates): a StreamSync running the
  * event reducer, whose delivered items go out through an EventFeed, plus the recent log
  * as a state.
+ *
+ * The replica is the sync's only reader here: for each state shown it hands on the items that
+ * state delivered (read, never changed), then shows the recent log on `states$`. So a log
+ * emission always comes after its items, whoever subscribes first; and each item goes out
+ * once: a state already handed on (a status change, a late subscriber's replay) gives
+ * nothing, and an item at or below the last sequence handed on is never handed on again.
  */
-import { map, type Observable, type Subscription } from 'rxjs';
+import { ReplaySubject, type Observable, type Subscription } from 'rxjs';
 import type { EventItem } from './EventItem';
 import { EventFeed, type EventIteratorOptions } from './EventFeed';
 import type { EventLog, EventLogState } from './eventReducer';
@@ -26,11 +32,19 @@ export class EventReplica<T> {
   readonly key: string;
   /** Records (and gap markers) exactly once, in sequence order. See EventFeed. */
   readonly events$: Observable<EventItem<T>>;
-  /** The recent log with the replica's status and timing (conflated to the latest). */
+  /**
+   * The recent log with the replica's status and timing (conflated to the latest), each
+   * emission after the items it delivered went out on `events$`.
+   */
   readonly states$: Observable<ReplicaState<EventLog<T>>>;
   readonly status$: Observable<StatusChange>;
   private readonly feed: EventFeed<T>;
-  private readonly drain: Subscription;
+  private readonly logs = new ReplaySubject<ReplicaState<EventLog<T>>>(1);
+  private readonly reading: Subscription;
+  /** The last state whose items were handed on. */
+  private handedOn?: EventLogState<T>;
+  /** The highest sequence handed on (a record's, or a gap's end). */
+  private through?: bigint;
 
   constructor(
     /** The sync running an event reducer. */
@@ -41,16 +55,23 @@ export class EventReplica<T> {
     this.feed = new EventFeed<T>({ bufferSize: options.bufferSize });
     this.events$ = this.feed.events$;
     this.status$ = sync.status$;
-    // Subscribed before anyone else, so the outbox is delivered before the state is shown.
-    this.drain = sync.states$.subscribe({
+    this.states$ = this.logs.asObservable();
+    this.reading = sync.states$.subscribe({
       next: (emission) => {
-        const items = emission.state.outbox.splice(0);
-        for (const item of items) this.feed.push(item);
+        const { state } = emission;
+        if (state !== this.handedOn) {
+          this.handOn(state.delivered);
+          this.handedOn = state;
+        }
+        this.logs.next({ ...emission, state: { recent: state.recent, lastSequence: state.lastSequence } });
       },
       // The sync failed for good (e.g. FEED_UNAVAILABLE): the consumers of the items learn it too.
-      error: (error: unknown) => this.feed.fail(error),
+      error: (error: unknown) => {
+        this.feed.fail(error);
+        this.logs.error(error);
+      },
+      complete: () => this.logs.complete(),
     });
-    this.states$ = sync.states$.pipe(map((e) => ({ ...e, state: { recent: e.state.recent, lastSequence: e.state.lastSequence } })));
   }
 
   get status(): ReplicaStatus {
@@ -72,10 +93,21 @@ export class EventReplica<T> {
     return this;
   }
 
-  /** Closes the sync, then ends `events$` and every iterator. */
+  /** Closes the sync (ending `states$`), then ends `events$` and every iterator. */
   close(): void {
     this.sync.close();
-    this.drain.unsubscribe();
+    this.reading.unsubscribe();
+    this.logs.complete();
     this.feed.close();
+  }
+
+  /** Hands on the items above the last sequence handed on, in order. */
+  private handOn(items: readonly EventItem<T>[]): void {
+    for (const item of items) {
+      const from = item.kind === 'record' ? item.sequence : item.fromSequence;
+      if (this.through !== undefined && from <= this.through) continue;
+      this.feed.push(item);
+      this.through = item.kind === 'record' ? item.sequence : item.toSequence;
+    }
   }
 }

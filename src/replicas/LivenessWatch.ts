@@ -3,14 +3,16 @@
  * `windowMs`. One timer per window, re-armed from the last activity, so recording an
  * update costs one clock read.
  */
+import type { Clock, Timer } from '../clock';
+
 export class LivenessWatch {
-  private timer?: ReturnType<typeof setTimeout>;
+  private timer?: Timer;
   private lastActivityMs = 0;
 
   /** @param windowMs 0 disables the watch. */
   constructor(
     private readonly windowMs: number,
-    private readonly nowMs: () => number,
+    private readonly clock: Clock,
     private readonly onIdle: (idleMs: number) => void,
   ) {}
 
@@ -18,28 +20,31 @@ export class LivenessWatch {
   arm(): void {
     this.stop();
     if (this.windowMs <= 0) return;
-    this.lastActivityMs = this.nowMs();
+    this.lastActivityMs = this.clock.nowMs();
     this.schedule(this.windowMs);
   }
 
   /** Records activity. */
   touch(): void {
-    this.lastActivityMs = this.nowMs();
+    this.lastActivityMs = this.clock.nowMs();
   }
 
   stop(): void {
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
   }
 
   private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      const idle = this.nowMs() - this.lastActivityMs;
-      if (idle >= this.windowMs) this.onIdle(idle);
-      else this.schedule(this.windowMs - idle);
-    }, delayMs);
     // A replica's timer alone must not keep the process alive.
-    this.timer.unref?.();
+    this.timer = this.clock.setTimer(
+      () => {
+        this.timer = undefined;
+        const idle = this.clock.nowMs() - this.lastActivityMs;
+        if (idle >= this.windowMs) this.onIdle(Math.round(idle));
+        else this.schedule(this.windowMs - idle);
+      },
+      delayMs,
+      { unref: true },
+    );
   }
 }

@@ -2,16 +2,8 @@
  * The contract every channel reducer fulfils. The sync algorithm (StreamSync) is written
  * once and drives any reducer: it builds a state from a REST snapshot, then folds updates.
  */
-import { ExchangeReplicaError, type ErrorContext } from '../errors';
 import type { ChannelName, Scope } from '../protocol';
 import type { LoadedSnapshot, SnapshotRequest } from './SnapshotFetcher';
-
-/** Thrown by `apply` when an update would make the replica wrong (e.g. a crossed book): the replica resyncs. */
-export class ReplicaIntegrityError extends ExchangeReplicaError {
-  constructor(message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
-    super('ERR_REPLICA_INTEGRITY', message, context, options);
-  }
-}
 
 export interface Reducer<State, Data = unknown, Snapshot = unknown> {
   readonly channel: ChannelName;
@@ -27,6 +19,14 @@ export interface Reducer<State, Data = unknown, Snapshot = unknown> {
    * @throws ReplicaIntegrityError when the result would be inconsistent: the caller resyncs.
    */
   apply(state: State, data: Data, seq: bigint): State;
+  /**
+   * Optional. The states of one fold, oldest first: a state not shown yet, then the state each
+   * buffered update made from the one before (see buildState.ts). Only the result is shown:
+   * returns the state to show in place of the last one, carrying what the earlier ones hold
+   * for consumers (the event reducer: every item they delivered, in order). Never mutates them.
+   * Absent: the last one is shown as it is.
+   */
+  join?(folded: readonly State[]): State;
   /**
    * Fetches the snapshot when one request of the channel's snapshot operation is not enough
    * (every page of `orders`, paging back through event history). Absent: one request of

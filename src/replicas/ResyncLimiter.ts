@@ -3,6 +3,8 @@
  * end (a `resync_required` storm, a stream that keeps jumping) costs at most `burst`
  * snapshot requests at once, then one per `refillMs`, instead of one per REST round trip.
  */
+import type { Clock } from '../clock';
+
 export class ResyncLimiter {
   private tokens: number;
   private lastRefillMs: number;
@@ -10,15 +12,15 @@ export class ResyncLimiter {
   /**
    * @param burst snapshot requests allowed back to back (bucket size), >= 1
    * @param refillMs time (ms) to earn one request back; 0 disables the limit
-   * @param nowMs the clock
+   * @param clock read with `nowMs()`
    */
   constructor(
     private readonly burst: number,
     private readonly refillMs: number,
-    private readonly nowMs: () => number,
+    private readonly clock: Clock,
   ) {
     this.tokens = burst;
-    this.lastRefillMs = nowMs();
+    this.lastRefillMs = clock.nowMs();
   }
 
   /**
@@ -26,7 +28,7 @@ export class ResyncLimiter {
    * @returns 0 when a request was taken, else the wait (ms) until one is available.
    * @example
    * const wait = limiter.take();
-   * if (wait === 0) fetchSnapshot(); else setTimeout(retry, wait);
+   * if (wait === 0) fetchSnapshot(); else clock.setTimer(retry, wait);
    */
   take(): number {
     if (this.refillMs <= 0) return 0;
@@ -39,7 +41,7 @@ export class ResyncLimiter {
   }
 
   private refill(): void {
-    const now = this.nowMs();
+    const now = this.clock.nowMs();
     const earned = (now - this.lastRefillMs) / this.refillMs;
     this.lastRefillMs = now;
     if (earned > 0) this.tokens = Math.min(this.burst, this.tokens + earned);

@@ -20,18 +20,23 @@ export interface BuiltState<S> {
 }
 
 /**
- * Folds the updates above `built.seq`, in order, each exactly the next seq.
+ * Folds the updates above `built.seq`, in order, each exactly the next seq. `built` is not
+ * shown yet: with the states the updates make from it, it is shown as one (`reducer.join`).
  * @throws SnapshotBehindError at a hole (an update missing); whatever `reducer.apply` throws.
  */
 export function foldUpdates<S>(reducer: Reducer<S>, built: BuiltState<S>, updates: readonly BufferedUpdate[], context: ErrorContext): BuiltState<S> {
   let { state, seq, timestampNs, receivedAtNs } = built;
   const { snapshotSequence } = built;
+  // Every state of the fold, for a reducer that joins them (none of them is shown).
+  const folded: S[] | undefined = reducer.join ? [state] : undefined;
   for (const u of updates) {
     if (u.seq <= seq) continue; // already included
     if (u.seq !== seq + 1n) throw new SnapshotBehindError(seq, u.seq, context);
     state = reducer.apply(state, u.data, u.seq);
+    folded?.push(state);
     ({ seq, timestampNs, receivedAtNs } = u);
   }
+  if (folded !== undefined && folded.length > 1 && reducer.join) state = reducer.join(folded);
   return { state, snapshotSequence, seq, timestampNs, receivedAtNs };
 }
 

@@ -1,26 +1,23 @@
 /**
- * Builds replicas of any channel from the pieces they run on: the router's stream, the
- * snapshot fetcher and the shared resync scheduler.
+ * Builds replicas of any channel from the pieces they run on: their source (stream and
+ * snapshots) and the shared resync scheduler.
  */
-import type { Observable } from 'rxjs';
 import { InvalidParameterError } from '../errors';
 import { validateScope, type ChannelName, type Scope } from '../protocol';
-import type { RouterEvent } from '../router/RouterEvent';
 import { eventReducer, stateReducer, type EventChannel, type EventChannelRecords, type StateChannel, type StateChannelStates } from './channelReducers';
 import type { EventReducerOptions } from './eventReducer';
 import { EventReplica, type EventReplicaOptions } from './EventReplica';
 import type { Reducer } from './Reducer';
 import type { CandleReducerOptions } from './reducers';
+import type { ReplicaSource } from './ReplicaSource';
 import type { ResyncScheduler } from './resyncScheduler';
-import type { SnapshotFetcher } from './SnapshotFetcher';
 import { StreamSync, type StreamSyncOptions } from './StreamSync';
 
 /** What every replica runs on. */
 export interface ReplicaDeps {
-  /** The router's stream of one channel and scope. */
-  stream(channel: ChannelName, scope: Scope): Observable<RouterEvent>;
-  readonly fetch: SnapshotFetcher;
-  /** Shared by every replica of a client, so that resyncs are bounded together. */
+  /** Where streams and snapshots come from (e.g. the exchange: router + REST). */
+  readonly source: ReplicaSource;
+  /** Shared by every replica of a client, so that snapshot fetches are bounded together. */
   readonly scheduler: ResyncScheduler;
 }
 
@@ -46,7 +43,7 @@ export function checkScope(channel: ChannelName, scope: Scope): Scope {
  */
 export function createReplicaWith<S>(channel: ChannelName, scope: Scope, reducer: Reducer<S>, deps: ReplicaDeps, options: StreamSyncOptions = {}): StreamSync<S> {
   const checked = checkScope(channel, scope);
-  return new StreamSync<S>({ channel, scope: checked, reducer, events: deps.stream(channel, checked), fetch: deps.fetch, scheduler: deps.scheduler }, options);
+  return new StreamSync<S>({ channel, scope: checked, reducer, source: deps.source, scheduler: deps.scheduler }, options);
 }
 
 /**

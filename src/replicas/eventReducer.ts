@@ -5,8 +5,9 @@
  * resync the history is paged back as far as needed, and where it does not reach one gap
  * marker names the range missed. Nothing already delivered is delivered again.
  *
- * Delivery goes through the state's `outbox`: the reducer appends, the EventReplica drains
- * it as each state is emitted.
+ * Delivery is a value: each state carries the items its step delivered (`delivered`, a new
+ * array per step, never changed afterwards); the EventReplica hands them on as the state is
+ * shown. A fold of several steps shown as one is joined into one state (see Reducer.join).
  */
 import { InvalidParameterError } from '../errors';
 import type { ChannelName } from '../protocol';
@@ -25,9 +26,14 @@ export interface EventLog<T> {
   readonly lastSequence: bigint | undefined;
 }
 
-/** The reducer's state: the log plus the items not yet handed to the consumer. @internal */
+/** The reducer's state: the log plus the items its step delivered. @internal */
 export interface EventLogState<T> extends EventLog<T> {
-  readonly outbox: EventItem<T>[];
+  /**
+   * The items delivered by the step that made this state (a snapshot, an update, or a fold of
+   * them shown as one), in `sequence` order, each above the `lastSequence` of the state the
+   * step started from. A state returned unchanged (nothing new) keeps its own.
+   */
+  readonly delivered: readonly EventItem<T>[];
 }
 
 /** How one event channel's records are found and ordered. */
@@ -77,33 +83,45 @@ export function createEventReducer<T>(spec: EventChannelSpec<T>, options: EventR
       if (!previous) {
         // First sync: the newest page is the history the consumer starts from.
         const last = sorted[sorted.length - 1];
-        return { recent: keepRecent(sorted), lastSequence: last === undefined ? undefined : seqOf(last), outbox: asItems(sorted) };
+        return { recent: keepRecent(sorted), lastSequence: last === undefined ? undefined : seqOf(last), delivered: asItems(sorted) };
       }
       const watermark = previous.lastSequence;
       // Without a watermark (nothing delivered yet) every record is new.
       const newer = watermark === undefined ? sorted : sorted.filter((r) => seqOf(r) > watermark);
       const oldestNew = newer[0];
-      const outbox: EventItem<T>[] = [];
+      const delivered: EventItem<T>[] = [];
       if (oldestNew !== undefined) {
         const reached = sorted.length > newer.length;
         // Without the watermark in sight, records between it and the oldest one fetched may be lost.
         const from = watermark === undefined ? (history.exhausted ? undefined : 0n) : reached ? undefined : watermark + 1n;
-        if (from !== undefined && seqOf(oldestNew) > from) outbox.push({ kind: 'gap', fromSequence: from, toSequence: seqOf(oldestNew) - 1n, reason: 'history' });
+        if (from !== undefined && seqOf(oldestNew) > from) delivered.push({ kind: 'gap', fromSequence: from, toSequence: seqOf(oldestNew) - 1n, reason: 'history' });
       }
-      for (const item of asItems(newer)) outbox.push(item);
+      for (const item of asItems(newer)) delivered.push(item);
       const last = newer[newer.length - 1];
-      return { recent: keepRecent(sorted), lastSequence: last === undefined ? watermark : seqOf(last), outbox };
+      return { recent: keepRecent(sorted), lastSequence: last === undefined ? watermark : seqOf(last), delivered };
     },
 
     apply(state, data) {
       const fresh = ascending(spec.recordsOf(data)).filter((r) => state.lastSequence === undefined || seqOf(r) > state.lastSequence);
       if (fresh.length === 0) return state;
-      for (const item of asItems(fresh)) state.outbox.push(item);
       return {
         recent: keepRecent([...state.recent, ...fresh]),
         lastSequence: seqOf(fresh[fresh.length - 1]!),
-        outbox: state.outbox,
+        delivered: asItems(fresh),
       };
+    },
+
+    join(folded) {
+      const last = folded[folded.length - 1]!;
+      if (folded.length === 1) return last;
+      // Each step's items once (a step that found nothing new returned the state it was given).
+      const delivered: EventItem<T>[] = [];
+      let before: EventLogState<T> | undefined;
+      for (const state of folded) {
+        if (state !== before) for (const item of state.delivered) delivered.push(item);
+        before = state;
+      }
+      return { recent: last.recent, lastSequence: last.lastSequence, delivered };
     },
   };
 }

@@ -1,11 +1,14 @@
-/** The replicas: the sync algorithm, the resync scheduler, statuses and the reducers of each channel. */
-export { ReplicaIntegrityError, type Reducer } from './Reducer';
+/** The replicas: the sync algorithm, its source interface, the resync scheduler, statuses and the reducers of each channel. */
+export type { Reducer } from './Reducer';
+export { ReplicaIntegrityError } from './ReplicaIntegrityError';
 export type { SnapshotFetcher, SnapshotPage, LoadedSnapshot, SnapshotRequest } from './SnapshotFetcher';
-export { SnapshotError, SnapshotBehindError } from './SnapshotError';
+export { SnapshotError, SnapshotBehindError, SnapshotAheadError } from './SnapshotError';
 export { loadSinglePage, loadAllPages, DEFAULT_MAX_SNAPSHOT_PAGES } from './snapshotLoaders';
-export { REPLICA_STATUSES, ReplicaStatusMachine, InvalidTransitionError, canTransition, type ReplicaStatus, type StatusChange } from './status';
+export { REPLICA_STATUSES, SYNC_STATES, STATUS_CODES, ReplicaStateMachine, InvalidTransitionError, canTransition, canMove, statusOf, type ReplicaStatus, type SyncState, type StatusChange, type ReplicaTransitionCode } from './status';
 export type { ReplicaState, EmissionCause } from './ReplicaState';
-export { ResyncScheduler, isResyncRetryable, type ResyncSchedulerOptions, type ResyncJob } from './resyncScheduler';
+export type { ReplicaSource, SourceEvent, SourceSubscribed, SourceUpdate, SourceResyncRequired, SourceDisconnected } from './ReplicaSource';
+export { ResyncScheduler, DEFAULT_RESYNC_RETRY, type ResyncSchedulerOptions, type ReleaseSlot } from './resyncScheduler';
+export { SnapshotLoader, isResyncRetryable, isPermanentSnapshotFailure, type SnapshotLoaderHandlers } from './SnapshotLoader';
 export { StreamSync, RESYNC_TRIGGERS, DEFAULT_LIVENESS_MS, type ResyncTrigger, type StreamSyncOptions, type StreamSyncConfig } from './StreamSync';
 export type { EventItem, EventRecord, GapMarker } from './EventItem';
 export { EventFeed, DEFAULT_EVENT_BUFFER, type EventIteratorOptions } from './EventFeed';

@@ -1,192 +1,126 @@
 /**
- * The resync scheduler: every snapshot fetch of every replica goes through it, so that a
- * reconnect with hundreds of subscriptions does not turn into a storm of REST calls.
- * Fetches are bounded in concurrency, deduplicated per key, retried with the shared retry
- * policy (exponential backoff with jitter) and cancellable.
+ * The resync scheduler: what every snapshot request of a client's replicas shares, so that
+ * a reconnect with hundreds of subscriptions does not turn into a storm of REST calls: a
+ * bound on snapshot attempts in flight (a FIFO of slots) and the retry policy of one
+ * request (the library's backoff shape, `BackoffOptions`). Each replica's own request
+ * (`SnapshotLoader`) takes a slot per attempt and gives it back before any backoff wait.
  */
-import { AbortedError, ClientClosedError, InvalidParameterError, RestApiError } from '../errors';
-import { isRetryableError, withRetry, type RetryInfo, type RetryPolicy } from '../rest/retryPolicy';
-import { ReplicaIntegrityError } from './Reducer';
-import { SnapshotBehindError, SnapshotError } from './SnapshotError';
-
-/** A snapshot fetch: honours `signal`; `attempt` is 1 for the first try. */
-export type ResyncJob<T> = (signal: AbortSignal, attempt: number) => Promise<T>;
+import { resolveBackoffOptions, type BackoffOptions, type ResolvedBackoffOptions } from '../clock';
+import { ClientClosedError, InvalidParameterError } from '../errors';
 
 export interface ResyncSchedulerOptions {
-  /** Most jobs running at once. @default 4 */
+  /** Snapshot attempts in flight at once, over every replica sharing the scheduler. @default 4 */
   readonly concurrency?: number;
-  /** Retry policy of each job (see `RetryPolicy`). @default DEFAULT_RETRY_POLICY of src/rest/retryPolicy */
-  readonly retry?: Partial<RetryPolicy>;
   /**
-   * Which failures are retried. @default isResyncRetryable: what the REST policy retries,
-   * plus a snapshot behind the buffered updates, inconsistent pages, or a snapshot a
-   * reducer found inconsistent.
+   * Retries of one snapshot request (a failure a later attempt may cure: 5xx, network,
+   * timeout, a snapshot behind the buffered updates or found inconsistent). Past them the
+   * replica reports the failure and asks again after its `retryAfterMs`.
+   * @default DEFAULT_RESYNC_RETRY: { initialDelayMs: 100, maxDelayMs: 2000, factor: 2, jitter: 0.5, retries: 3 }
    */
-  readonly shouldRetry?: (error: unknown) => boolean;
-  /** Called before each retry of a job. */
-  readonly onRetry?: (key: string, info: RetryInfo) => void;
+  readonly retry?: BackoffOptions;
 }
 
-/** The default retry predicate of the scheduler. */
-export function isResyncRetryable(error: unknown): boolean {
-  return isRetryableError(error) || error instanceof SnapshotBehindError || error instanceof SnapshotError || error instanceof ReplicaIntegrityError;
-}
+/** The default retry policy of snapshot requests. */
+export const DEFAULT_RESYNC_RETRY: ResolvedBackoffOptions = Object.freeze({ initialDelayMs: 100, maxDelayMs: 2000, factor: 2, jitter: 0.5, retries: 3 });
 
-/**
- * Failures no later attempt can cure: the exchange refused the request itself (a 4xx other
- * than 429: no such market or account) or the parameters were rejected before sending.
- */
-export function isPermanentSnapshotFailure(error: unknown): boolean {
-  if (error instanceof RestApiError) return error.status >= 400 && error.status < 500 && error.status !== 429;
-  return error instanceof InvalidParameterError;
-}
+/** Gives a slot back; idempotent. */
+export type ReleaseSlot = () => void;
 
-interface Entry {
-  readonly key: string;
-  readonly job: ResyncJob<unknown>;
-  readonly controller: AbortController;
-  readonly promise: Promise<unknown>;
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-  /** Requesters still waiting for the result. */
-  waiters: number;
-  state: 'queued' | 'running' | 'cancelled';
+interface Waiter {
+  readonly grant: (release: ReleaseSlot | undefined) => void;
+  readonly signal: AbortSignal;
+  readonly onAbort: () => void;
 }
 
 /**
  * @example
- * const scheduler = new ResyncScheduler({ concurrency: 4 });
- * const snapshot = await scheduler.schedule(streamKey, (signal) => fetchSnapshot(signal), replicaSignal);
+ * const scheduler = new ResyncScheduler({ concurrency: 4, retry: { initialDelayMs: 50 } });
+ * const release = scheduler.tryAcquire() ?? (await scheduler.acquire(signal)); // undefined when `signal` fired first
+ * try { await fetchSnapshot(signal); } finally { release?.(); }
  */
 export class ResyncScheduler {
+  /** The retry policy of each snapshot request, resolved. */
+  readonly retry: ResolvedBackoffOptions;
   private readonly concurrency: number;
-  private readonly retry: Partial<RetryPolicy>;
-  private readonly shouldRetry: (error: unknown) => boolean;
-  private readonly onRetry?: (key: string, info: RetryInfo) => void;
-  private readonly entries = new Map<string, Entry>();
-  private readonly queue: Entry[] = [];
+  private readonly waiting: Waiter[] = [];
   private running = 0;
   private closed = false;
 
-  /** @throws InvalidParameterError when `concurrency` is not a positive integer. */
+  /** @throws InvalidParameterError naming the option at fault (`resync.concurrency`, `resync.retry.*`). */
   constructor(options: ResyncSchedulerOptions = {}) {
     const concurrency = options.concurrency ?? 4;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
-      throw new InvalidParameterError(`invalid resync scheduler option 'concurrency': expected an integer >= 1, got ${String(concurrency)}`, { param: 'concurrency' });
+      throw new InvalidParameterError(`invalid 'resync.concurrency': expected an integer >= 1, got ${String(concurrency)}`, { param: 'resync.concurrency' });
     }
     this.concurrency = concurrency;
-    this.retry = options.retry ?? {};
-    this.shouldRetry = options.shouldRetry ?? isResyncRetryable;
-    this.onRetry = options.onRetry;
+    this.retry = resolveBackoffOptions(options.retry, DEFAULT_RESYNC_RETRY, 'resync.retry');
   }
 
-  /** Jobs running now. */
+  /** Attempts holding a slot now. */
   get inFlight(): number {
     return this.running;
   }
 
-  /** Jobs waiting for a slot. */
+  /** Attempts waiting for a slot. */
   get queued(): number {
-    return this.queue.filter((e) => e.state === 'queued').length;
+    return this.waiting.length;
+  }
+
+  /** A slot at once when one is free (and nobody waits for one), else undefined: then wait with `acquire`. */
+  tryAcquire(): ReleaseSlot | undefined {
+    if (this.closed || this.running >= this.concurrency || this.waiting.length > 0) return undefined;
+    return this.take();
   }
 
   /**
-   * Runs `job` under `key` when a slot is free, retrying it per the policy. While a job of
-   * the same key is queued or running, the request joins it: `job` is not run again and
-   * the caller gets that job's result. Aborting `signal` detaches this caller (rejecting
-   * with `AbortedError`); the job itself is aborted once every caller has detached.
-   * @throws AbortedError when `signal` fires first; ClientClosedError after `close()`;
-   *   otherwise the job's last failure.
+   * A slot, when one is free (first come, first served).
+   * @returns the function that gives it back, or undefined when `signal` fired first (no slot is held then).
+   * @throws ClientClosedError after `close()`.
    */
-  schedule<T>(key: string, job: ResyncJob<T>, signal?: AbortSignal): Promise<T> {
+  acquire(signal: AbortSignal): Promise<ReleaseSlot | undefined> {
     if (this.closed) return Promise.reject(new ClientClosedError('the resync scheduler is closed'));
-    if (signal?.aborted) return Promise.reject(aborted(key, signal));
-    let entry = this.entries.get(key);
-    if (!entry) {
-      entry = this.createEntry(key, job as ResyncJob<unknown>);
-      this.entries.set(key, entry);
-      this.queue.push(entry);
-    }
-    entry.waiters++;
-    const e = entry;
-    const result = new Promise<T>((resolve, reject) => {
-      const onAbort = () => {
-        reject(aborted(key, signal!));
-        this.detach(e);
+    if (signal.aborted) return Promise.resolve(undefined);
+    if (this.running < this.concurrency) return Promise.resolve(this.take());
+    return new Promise((grant) => {
+      const waiter: Waiter = {
+        grant,
+        signal,
+        onAbort: () => {
+          const i = this.waiting.indexOf(waiter);
+          if (i >= 0) this.waiting.splice(i, 1);
+          grant(undefined);
+        },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      e.promise.then(
-        (v) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(v as T);
-        },
-        (err) => {
-          signal?.removeEventListener('abort', onAbort);
-          reject(err);
-        },
-      );
+      signal.addEventListener('abort', waiter.onAbort, { once: true });
+      this.waiting.push(waiter);
     });
-    this.pump();
-    return result;
   }
 
-  /** Aborts every job; later calls to `schedule` reject with ClientClosedError. */
+  /** Lets nothing wait any more: waiting attempts get no slot, later calls to `acquire` reject with ClientClosedError. */
   close(): void {
     this.closed = true;
-    for (const entry of [...this.entries.values()]) this.cancel(entry, new ClientClosedError('the resync scheduler is closed'));
-  }
-
-  private createEntry(key: string, job: ResyncJob<unknown>): Entry {
-    let resolve!: (v: unknown) => void;
-    let reject!: (e: unknown) => void;
-    const promise = new Promise<unknown>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    // Callers attach their own handlers; this one keeps a cancelled job from being reported as unhandled.
-    promise.catch(() => undefined);
-    return { key, job, controller: new AbortController(), promise, resolve, reject, waiters: 0, state: 'queued' };
-  }
-
-  private detach(entry: Entry): void {
-    entry.waiters--;
-    if (entry.waiters <= 0 && entry.state !== 'cancelled') this.cancel(entry, new AbortedError('every requester of the snapshot detached', { stream: entry.key }));
-  }
-
-  private cancel(entry: Entry, reason: Error): void {
-    const wasQueued = entry.state === 'queued';
-    entry.state = 'cancelled';
-    if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
-    entry.controller.abort(reason);
-    entry.reject(reason);
-    if (wasQueued) {
-      const i = this.queue.indexOf(entry);
-      if (i >= 0) this.queue.splice(i, 1);
+    for (const w of this.waiting.splice(0)) {
+      w.signal.removeEventListener('abort', w.onAbort);
+      w.grant(undefined);
     }
   }
 
-  private pump(): void {
-    while (this.running < this.concurrency && this.queue.length > 0) {
-      const entry = this.queue.shift()!;
-      if (entry.state !== 'queued') continue;
-      entry.state = 'running';
-      this.running++;
-      const signal = entry.controller.signal;
-      withRetry((attempt) => entry.job(signal, attempt), this.retry, signal, {
-        shouldRetry: this.shouldRetry,
-        onRetry: this.onRetry ? (info) => this.onRetry!(entry.key, info) : undefined,
-        context: { stream: entry.key },
-      })
-        .then(entry.resolve, entry.reject)
-        .finally(() => {
-          this.running--;
-          if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
-          this.pump();
-        });
-    }
+  private take(): ReleaseSlot {
+    this.running++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.running--;
+      this.next();
+    };
   }
-}
 
-function aborted(key: string, signal: AbortSignal): AbortedError {
-  return new AbortedError('the snapshot request was aborted', { stream: key }, { cause: signal.reason });
+  private next(): void {
+    if (this.closed || this.running >= this.concurrency) return;
+    const waiter = this.waiting.shift();
+    if (!waiter) return;
+    waiter.signal.removeEventListener('abort', waiter.onAbort);
+    waiter.grant(this.take());
+  }
 }

@@ -1,26 +1,28 @@
 /** Configuration and options of a StreamSync, their defaults (applied here, once) and the resync triggers it counts. */
-import type { Observable } from 'rxjs';
+import { systemClock, type Clock } from '../clock';
 import { InvalidParameterError } from '../errors';
 import type { ChannelName, Scope } from '../protocol';
-import type { RouterEvent } from '../router/RouterEvent';
-import { monotonicMs, wallClockNs } from './clock';
 import type { Reducer } from './Reducer';
+import type { ReplicaSource } from './ReplicaSource';
 import type { ResyncScheduler } from './resyncScheduler';
-import type { SnapshotFetcher } from './SnapshotFetcher';
+import type { ReplicaTransitionCode } from './statusCodes';
 
 /** What a StreamSync runs on. */
 export interface StreamSyncConfig<S> {
   readonly channel: ChannelName;
   readonly scope: Scope;
   readonly reducer: Reducer<S>;
-  /** The router's stream of this channel and scope. */
-  readonly events: Observable<RouterEvent>;
-  readonly fetch: SnapshotFetcher;
-  readonly scheduler: ResyncScheduler;
+  /** Where the stream and the snapshots come from (the exchange, a bus, a recording). */
+  readonly source: ReplicaSource;
+  /**
+   * Shared by every replica of a client: the bound on snapshot fetches in flight and their
+   * retry policy. @default a scheduler of this replica alone, with the default options
+   */
+  readonly scheduler?: ResyncScheduler;
 }
 
-/** What started a resync. */
-export const RESYNC_TRIGGERS = ['resync_required', 'seq_jump', 'seq_regression', 'snapshot_ahead', 'disconnected', 'integrity', 'liveness', 'resubscribed', 'manual'] as const;
+/** What started a resync (each is also a transition code of the same name). */
+export const RESYNC_TRIGGERS = ['resync_required', 'seq_jump', 'seq_regression', 'snapshot_ahead', 'disconnected', 'integrity', 'liveness', 'resubscribed', 'manual'] as const satisfies readonly ReplicaTransitionCode[];
 export type ResyncTrigger = (typeof RESYNC_TRIGGERS)[number];
 
 /** A zeroed count per trigger. */
@@ -39,7 +41,12 @@ export interface StreamSyncOptions {
   readonly livenessMs?: number;
   /** Most updates buffered while a snapshot is on its way (oldest dropped beyond). @default 10000 */
   readonly maxBufferedUpdates?: number;
-  /** Delay (ms) before asking again for a snapshot when the scheduler gave up on one. @default 5000 */
+  /**
+   * Delay (ms) before asking again for a snapshot when a request failed past its retries
+   * (`resync.retry`), before subscribing again after a subscribe that timed out, and the
+   * longest backoff before refetching a snapshot that stayed ahead of the stream.
+   * @default 5000
+   */
   readonly retryAfterMs?: number;
   /**
    * Snapshot requests of this stream allowed back to back; beyond, one per `resyncRefillMs`
@@ -60,10 +67,13 @@ export interface StreamSyncOptions {
   readonly onLatency?: (streamKey: string, latencyNs: bigint) => void;
   /** Told about failures the replica survives (snapshot loads, reducer errors, hooks that threw). */
   readonly onError?: (error: unknown) => void;
-  /** Local wall clock (ns) stamped on snapshots. @default wallClockNs */
-  readonly nowNs?: () => bigint;
-  /** Millisecond clock of the liveness window. @default Date.now */
-  readonly nowMs?: () => number;
+  /**
+   * Every time read and timer set: `nowNs()` stamps `receivedAtNs` on a snapshot when it
+   * arrives (updates carry the source's stamp, taken the same way), `nowMs()` and
+   * `setTimer` run the liveness window, the resync budget, backoffs and retries.
+   * @default systemClock
+   */
+  readonly clock?: Clock;
 }
 
 export interface ResolvedStreamSyncOptions {
@@ -75,8 +85,7 @@ export interface ResolvedStreamSyncOptions {
   readonly snapshotAheadMs: number;
   readonly onLatency?: (streamKey: string, latencyNs: bigint) => void;
   readonly onError?: (error: unknown) => void;
-  readonly nowNs: () => bigint;
-  readonly nowMs: () => number;
+  readonly clock: Clock;
 }
 
 /**
@@ -93,8 +102,7 @@ export function resolveStreamSyncOptions(channel: ChannelName, options: StreamSy
     snapshotAheadMs: nonNegative('snapshotAheadMs', options.snapshotAheadMs ?? 5000),
     onLatency: options.onLatency,
     onError: options.onError,
-    nowNs: options.nowNs ?? wallClockNs,
-    nowMs: options.nowMs ?? monotonicMs,
+    clock: options.clock ?? systemClock,
   };
 }
 

@@ -6,7 +6,7 @@ import { combineStatuses, diffKeyedSet, diffMaps } from '../../src/replicas/acco
 import { createKeyedSet, loadKeyedSet, updateKeyedSet } from '../../src/replicas/reducers';
 import { ResyncScheduler } from '../../src/replicas/resyncScheduler';
 import type { StatusChange } from '../../src/replicas/status';
-import { address, balance, FakeFetcher, FakeStream, fill, order, position, subaccount, waitFor } from './fixtures';
+import { address, balance, FakeFetcher, FakeStream, fakeSource, fill, order, position, subaccount, waitFor } from './fixtures';
 import { fastRetry } from './syncHarness';
 
 const ADDRESS = address(7);
@@ -45,7 +45,7 @@ function setup() {
   const fetcher = new FakeFetcher();
   fetcher.auto = (op) => model.answer(op);
   const scheduler = new ResyncScheduler({ retry: fastRetry });
-  const replica = new AccountReplica({ address: ADDRESS, subaccount_id: 0 }, { stream: (c: ChannelName) => streams[c as (typeof PARTS)[number]].events, fetch: fetcher.fetch, scheduler });
+  const replica = new AccountReplica({ address: ADDRESS, subaccount_id: 0 }, { source: fakeSource((c: ChannelName) => streams[c as (typeof PARTS)[number]], fetcher), scheduler });
   const emissions: AccountReplicaState[] = [];
   const statuses: StatusChange[] = [];
   replica.states$.subscribe((e) => emissions.push(e));

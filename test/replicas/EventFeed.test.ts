@@ -74,19 +74,28 @@ describe('EventFeed', () => {
   it('a throwing events$ subscriber does not stop the others', async () => {
     const saved = config.onUnhandledError;
     const reported: unknown[] = [];
-    config.onUnhandledError = (e) => reported.push(e);
+    // rxjs reports a subscriber's error later, on its own: wait for both reports (bounded by the test timeout).
+    const bothReported = new Promise<void>((resolve) => {
+      config.onUnhandledError = (e) => {
+        reported.push(e);
+        if (reported.length === 2) resolve();
+      };
+    });
     try {
       const feed = new EventFeed<number>();
-      feed.events$.subscribe(() => {
-        throw new Error('bad consumer');
+      let calls = 0;
+      feed.events$.subscribe((i) => {
+        calls++;
+        throw new Error(`bad consumer at ${show(i)}`);
       });
       const ok: number[] = [];
       feed.events$.subscribe((i) => ok.push(show(i) as number));
       feed.push(rec(1));
       feed.push(rec(2));
       expect(ok).toEqual([1, 2]);
-      await new Promise((r) => setTimeout(r, 0));
-      expect(reported).toHaveLength(2);
+      expect(calls).toBe(2);
+      await bothReported;
+      expect(reported.map((e) => (e as Error).message)).toEqual(['bad consumer at 1', 'bad consumer at 2']);
     } finally {
       config.onUnhandledError = saved;
     }

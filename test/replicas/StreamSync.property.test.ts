@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { ResyncScheduler } from '../../src/replicas/resyncScheduler';
 import { StreamSync } from '../../src/replicas/StreamSync';
 import { canTransition } from '../../src/replicas/status';
-import { FakeFetcher, FakeStream, settle, waitFor } from './fixtures';
+import { FakeFetcher, FakeStream, fakeSource, settle, waitFor } from './fixtures';
 import { SyncHarness, bboScope, fastRetry, tapeReducer, type Tape } from './syncHarness';
 
 type Command =
@@ -116,7 +116,7 @@ describe('resync storm', () => {
     };
     const streams = Array.from({ length: 300 }, () => new FakeStream());
     const syncs = streams.map((s, i) =>
-      new StreamSync<Tape>({ channel: 'bbo', scope: { ...bboScope, market_id: i }, reducer: tapeReducer, events: s.events, fetch: fetcher.fetch, scheduler }).start(),
+      new StreamSync<Tape>({ channel: 'bbo', scope: { ...bboScope, market_id: i }, reducer: tapeReducer, source: fakeSource(s, fetcher), scheduler }).start(),
     );
     try {
       for (const s of streams) s.subscribed();

@@ -1,6 +1,7 @@
 import { config } from 'rxjs';
-import { RestApiError, RestTransportError } from '../../src/errors';
+import { RequestTimeoutError, RestApiError, RestTransportError } from '../../src/errors';
 import { SnapshotBehindError } from '../../src/replicas/SnapshotError';
+import { ManualClock } from '../helpers/manualClock';
 import { settle, waitFor } from './fixtures';
 import { SyncHarness } from './syncHarness';
 
@@ -24,7 +25,7 @@ describe('StreamSync: snapshot alignment', () => {
     h.stream.update(7, {});
     expect(h.last).toMatchObject({ seq: 7n, cause: 'update', state: { applied: [5n, 6n, 7n] } });
     expect(h.statuses.map((s) => s.to)).toEqual(['live']);
-    expect(h.statuses[0]!.reason).toMatch(/snapshot 4 applied .*now at seq 6/);
+    expect(h.statuses[0]).toMatchObject({ from: 'syncing', to: 'live', code: 'snapshot_applied' });
   });
 
   it('is live as soon as the snapshot is applied, without waiting for S+1', async () => {
@@ -130,7 +131,8 @@ describe('StreamSync: resync triggers', () => {
     expect(before).toEqual({ snapshot: 'A', applied: [11n] }); // never touched by the resync
     expect(h.sync.resyncCounts.resync_required).toBe(1);
     expect(h.statuses.map((s) => s.to)).toEqual(['live', 'resyncing', 'live']);
-    expect(h.statuses[1]!.reason).toMatch(/resync_required.*lag/);
+    expect(h.statuses.map((s) => s.code)).toEqual(['snapshot_applied', 'resync_required', 'snapshot_applied']);
+    expect(h.statuses[1]!.reason).toContain('lag');
   });
 
   it('a seq jump seen here resyncs, and the jumping update is kept for after the snapshot', async () => {
@@ -162,6 +164,7 @@ describe('StreamSync: resync triggers', () => {
     expect(e).toMatchObject({ status: 'live', state: { snapshot: 'B', applied: [21n] } });
     expect(h.sync.resyncCounts).toMatchObject({ disconnected: 1, resync_required: 1 });
     expect(h.statuses.map((s) => s.to)).toEqual(['live', 'resyncing', 'stale', 'resyncing', 'live']);
+    expect(h.statuses.map((s) => s.code)).toEqual(['snapshot_applied', 'resync_required', 'disconnected', 'subscribed', 'snapshot_applied']);
   });
 
   it('a disconnect before the first snapshot goes stale, then syncs again', async () => {
@@ -181,6 +184,7 @@ describe('StreamSync: resync triggers', () => {
     await goLive('A', 10);
     h.stream.subscribed();
     expect(h.sync.status).toBe('resyncing');
+    expect(h.statuses.at(-1)).toMatchObject({ from: 'live', to: 'resyncing', code: 'resubscribed' });
     await h.answer('B', 30);
     await waitFor(h.sync.states$, (x) => x.snapshotId === 2);
     expect(h.sync.resyncCounts.resubscribed).toBe(1);
@@ -204,6 +208,7 @@ describe('StreamSync: resync triggers', () => {
     h = new SyncHarness();
     await goLive('A', 10);
     h.sync.resync('operator');
+    expect(h.statuses.at(-1)).toMatchObject({ to: 'resyncing', code: 'manual', reason: 'operator' });
     await h.answer('B', 10);
     await waitFor(h.sync.states$, (x) => x.snapshotId === 2);
     expect(h.sync.resyncCounts.manual).toBe(1);
@@ -212,47 +217,80 @@ describe('StreamSync: resync triggers', () => {
 
 describe('StreamSync: liveness window', () => {
   let h: SyncHarness;
-  beforeEach(() => jest.useFakeTimers());
-  afterEach(() => {
-    h.close();
-    jest.useRealTimers();
-  });
+  let clock: ManualClock;
+  beforeEach(() => (clock = new ManualClock()));
+  afterEach(() => h.close());
 
   it('resyncs when no update came for livenessMs while subscribed, not before', async () => {
-    h = new SyncHarness({ livenessMs: 30_000 });
+    h = new SyncHarness({ livenessMs: 30_000, clock });
     h.stream.subscribed();
     await h.answer('A', 10);
     await settle();
     expect(h.sync.status).toBe('live');
-    jest.advanceTimersByTime(20_000);
+    await clock.advance(20_000);
     h.stream.update(11, {}); // activity restarts the window
-    jest.advanceTimersByTime(20_000);
+    await clock.advance(20_000);
     expect(h.sync.status).toBe('live');
-    jest.advanceTimersByTime(10_000);
+    await clock.advance(10_000);
     expect(h.sync.status).toBe('resyncing');
     expect(h.sync.resyncCounts.liveness).toBe(1);
-    expect(h.statuses[1]!.reason).toMatch(/liveness: no update for 30000 ms/);
+    expect(h.statuses[1]).toMatchObject({ from: 'live', to: 'resyncing', code: 'liveness', reason: 'no update for 30000 ms' });
     await h.answer('B', 11);
     await settle();
     expect(h.sync.status).toBe('live');
   });
 
   it('does not run while disconnected, and is off by default for quiet channels', async () => {
-    h = new SyncHarness({ livenessMs: 1000 });
+    h = new SyncHarness({ livenessMs: 1000, clock });
     h.stream.subscribed();
     await h.answer('A', 1);
     await settle();
     h.stream.disconnected('down');
-    jest.advanceTimersByTime(10_000);
+    await clock.advance(10_000);
     expect(h.sync.resyncCounts.liveness).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
     h.close();
 
-    h = new SyncHarness(); // channel bbo: no default window
+    h = new SyncHarness({ clock }); // channel bbo: no default window
     h.stream.subscribed();
     await h.answer('A', 1);
     await settle();
-    jest.advanceTimersByTime(3_600_000);
+    await clock.advance(3_600_000);
     expect(h.sync.status).toBe('live');
+  });
+});
+
+describe('StreamSync: time through the clock', () => {
+  let h: SyncHarness;
+  afterEach(() => h.close());
+
+  it('stamps a snapshot with the clock at receipt, as the source stamps its updates', async () => {
+    const clock = new ManualClock(0, 5_000_000_000n);
+    await clock.advance(2);
+    h = new SyncHarness({ clock });
+    h.stream.subscribed();
+    await h.answer('A', 10);
+    const e = await waitFor(h.sync.states$, (x) => x.status === 'live');
+    expect(e).toMatchObject({ cause: 'snapshot', timestampNs: 777n, receivedAtNs: clock.nowNs() });
+    expect(e.receivedAtNs).toBe(5_002_000_000n);
+  });
+
+  it('a subscribe that timed out goes stale with a state, and subscribes again after retryAfterMs', async () => {
+    const clock = new ManualClock();
+    h = new SyncHarness({ clock, retryAfterMs: 3000 });
+    h.stream.subscribed();
+    await h.answer('A', 1);
+    await waitFor(h.sync.states$, (x) => x.status === 'live');
+    h.stream.subject.error(new RequestTimeoutError('subscribe got no answer in 10000 ms'));
+    expect(h.sync.status).toBe('stale');
+    expect(h.statuses.at(-1)).toMatchObject({ from: 'live', to: 'stale', code: 'subscribe_timeout' });
+    const timeouts = () => h.errors.filter((e) => e instanceof RequestTimeoutError).length;
+    expect(timeouts()).toBe(1);
+    await clock.advance(2999);
+    expect(timeouts()).toBe(1);
+    await clock.advance(1); // subscribes again (to a subject that errored: it times out again)
+    expect(timeouts()).toBe(2);
+    expect(h.sync.status).toBe('stale');
   });
 });
 
@@ -264,7 +302,7 @@ describe('StreamSync: failures and consumers', () => {
     h = new SyncHarness();
     h.stream.subscribed();
     (await h.fetcher.nextCall()).reject(new RestApiError('NOT_FOUND', 'market 0 not found', { operation: 'bbo', status: 404 }));
-    await waitFor(h.sync.status$, (c) => c.to === 'failed');
+    await waitFor(h.sync.status$, (c) => c.to === 'failed' && c.code === 'failed_snapshot');
     expect(h.sync.status).toBe('failed');
     expect(h.stream.observed).toBe(false);
     expect(h.failure).toMatchObject({ code: 'NOT_FOUND' });
@@ -274,7 +312,7 @@ describe('StreamSync: failures and consumers', () => {
     h = new SyncHarness();
     h.stream.subject.error(new Error('INVALID_SUBSCRIPTION'));
     expect(h.sync.status).toBe('failed');
-    expect(h.statuses[0]!.reason).toMatch(/INVALID_SUBSCRIPTION/);
+    expect(h.statuses[0]).toMatchObject({ from: 'syncing', to: 'failed', code: 'failed_subscription' });
     expect(h.failure).toMatchObject({ code: 'ERR_INTERNAL', cause: new Error('INVALID_SUBSCRIPTION') });
   });
 

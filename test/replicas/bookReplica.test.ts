@@ -1,7 +1,7 @@
 /** The `book` channel through StreamSync: the book reducer consumed through the Reducer contract. */
 import { createStateReplica } from '../../src/replicas/createReplica';
 import { ResyncScheduler } from '../../src/replicas/resyncScheduler';
-import { FakeFetcher, FakeStream, settle, waitFor } from './fixtures';
+import { FakeFetcher, FakeStream, fakeSource, settle, waitFor } from './fixtures';
 import { fastRetry } from './syncHarness';
 
 const lvl = (p: number, s: number) => ({ price_ticks: String(p), size_base_lots: String(s) });
@@ -10,7 +10,7 @@ function setup() {
   const stream = new FakeStream();
   const fetcher = new FakeFetcher();
   const scheduler = new ResyncScheduler({ retry: fastRetry });
-  const book = createStateReplica('book', { market_id: 3, is_perps: true }, { stream: () => stream.events, fetch: fetcher.fetch, scheduler }).start();
+  const book = createStateReplica('book', { market_id: 3, is_perps: true }, { source: fakeSource(stream, fetcher), scheduler }).start();
   return { stream, fetcher, book, close: () => (book.close(), scheduler.close()) };
 }
 

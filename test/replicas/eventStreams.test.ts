@@ -8,7 +8,7 @@ import { createEventReplica } from '../../src/replicas/createReplica';
 import type { EventItem } from '../../src/replicas/EventItem';
 import type { EventReplica } from '../../src/replicas/EventReplica';
 import { ResyncScheduler } from '../../src/replicas/resyncScheduler';
-import { FakeFetcher, FakeStream, fundingRate, settle, trade, waitFor } from './fixtures';
+import { FakeFetcher, FakeStream, fakeSource, fundingRate, settle, trade, waitFor } from './fixtures';
 import { fastRetry } from './syncHarness';
 
 /** The exchange side of a trades stream: its records, what REST still holds, its stream seq. */
@@ -43,7 +43,7 @@ function setup(options: { maxHistoryPages?: number } = {}) {
   const fetcher = new FakeFetcher();
   fetcher.auto = (_op, params) => server.page(params);
   const scheduler = new ResyncScheduler({ retry: fastRetry });
-  const replica: EventReplica<Trade> = createEventReplica('trades', { market_id: 0, is_perps: false }, { stream: () => stream.events, fetch: fetcher.fetch, scheduler }, { retryAfterMs: 1, ...options });
+  const replica: EventReplica<Trade> = createEventReplica('trades', { market_id: 0, is_perps: false }, { source: fakeSource(stream, fetcher), scheduler }, { retryAfterMs: 1, ...options });
   const items: EventItem<Trade>[] = [];
   replica.events$.subscribe((i) => items.push(i));
   replica.start();
@@ -77,7 +77,7 @@ describe('event streams', () => {
     expect(seqs(t.items)).toEqual(range(21, 30));
     expect(first.state.lastSequence).toBe(30n);
     expect(first.state.recent.map((r) => Number(r.sequence))).toEqual(range(21, 30));
-    expect(first.state).not.toHaveProperty('outbox');
+    expect(first.state).not.toHaveProperty('delivered');
     t.publish(1);
     t.stream.update(7, { trades: [trade(31), trade(32)] }); // 31 again, 32 new
     t.server.addTrades(1);
@@ -226,7 +226,7 @@ describe('event streams', () => {
     const fetcher = new FakeFetcher();
     fetcher.auto = () => ({ data: [fundingRate(2), fundingRate(1)], sequence: '3', next_cursor: null });
     const scheduler = new ResyncScheduler();
-    const replica = createEventReplica('fundingRates', { market_id: 0 }, { stream: () => stream.events, fetch: fetcher.fetch, scheduler });
+    const replica = createEventReplica('fundingRates', { market_id: 0 }, { source: fakeSource(stream, fetcher), scheduler });
     const got: bigint[] = [];
     replica.events$.subscribe((i) => i.kind === 'record' && got.push(i.sequence));
     replica.start();

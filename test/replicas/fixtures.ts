@@ -2,6 +2,8 @@
 import { Subject, firstValueFrom, filter, timeout, type Observable } from 'rxjs';
 import { encodeBase58, type Balance, type Fill, type LastCandle, type Order, type Position, type Subaccount, type Trade, type FundingRate, type OperationName, type ParamValues } from '../../src/protocol';
 import type { RouterEvent } from '../../src/router/RouterEvent';
+import type { ChannelName } from '../../src/protocol';
+import type { ReplicaSource } from '../../src/replicas/ReplicaSource';
 import type { SnapshotPage } from '../../src/replicas/SnapshotFetcher';
 
 /** A router stream driven by the test. */
@@ -70,6 +72,14 @@ export class FakeFetcher {
   nextCall(ms = 5000): Promise<FetchCall> {
     return this.callAt(this.served++, ms);
   }
+}
+
+/** A replica source on hand-driven streams (one, or one per channel) and a fake fetcher. */
+export function fakeSource(streams: FakeStream | ((channel: ChannelName) => FakeStream), fetcher: FakeFetcher): ReplicaSource {
+  return {
+    events: (channel) => (typeof streams === 'function' ? streams(channel) : streams).events,
+    snapshot: (operation, params, signal) => fetcher.fetch(operation, params, signal),
+  };
 }
 
 /** The first value of `source` matching `predicate`, bounded in time. */

@@ -1,21 +1,19 @@
 import fc from 'fast-check';
-import { CHANNEL_NAMES, type Balance, type LastCandle, type MarketStats, type Order, type Position } from '../../src/protocol';
-import { ReplicaIntegrityError } from '../../src/replicas/Reducer';
-import {
-  accountReducer,
-  balancesReducer,
-  bboReducer,
-  candlesFromSnapshot,
-  createCandlesReducer,
-  createMarkCandlesReducer,
-  marketStatsReducer,
-  ordersReducer,
-  positionsReducer,
-  upsertAll,
-  type KeyedSet,
-} from '../../src/replicas/reducers';
-import { stateReducer, eventReducer, STATE_CHANNELS, EVENT_CHANNELS } from '../../src/replicas/channelReducers';
-import { address, balance, candle, order, position, subaccount } from './fixtures';
+import { CHANNEL_NAMES, CHANNELS, type Balance, type LastCandle, type MarketStats, type Order, type Position } from '../../src/protocol';
+import { ReplicaIntegrityError } from '../../src/replicas/ReplicaIntegrityError';
+import { candlesFromSnapshot, upsertAll, type CandleReducerOptions, type KeyedSet } from '../../src/replicas/reducers';
+import { channelReducer, stateReducer, eventReducer, STATE_CHANNELS, EVENT_CHANNELS, type EventChannel, type StateChannel } from '../../src/replicas/channelReducers';
+import { address, balance, candle, fill, fundingRate, order, position, subaccount, trade } from './fixtures';
+
+// Every reducer below is the one the replicas use: chosen by the channel's kind in the table.
+const bboReducer = stateReducer('bbo');
+const marketStatsReducer = stateReducer('marketStats');
+const accountReducer = stateReducer('account');
+const balancesReducer = stateReducer('balances');
+const positionsReducer = stateReducer('positions');
+const ordersReducer = stateReducer('orders');
+const createCandlesReducer = (options?: CandleReducerOptions) => stateReducer('candles', options);
+const createMarkCandlesReducer = (options?: CandleReducerOptions) => stateReducer('markCandles', options);
 
 const SEED = { seed: 424242 };
 
@@ -182,9 +180,36 @@ describe('candle reducers', () => {
 });
 
 describe('channel registry', () => {
-  it('has a reducer for every channel, each naming its channel', () => {
+  it('has a reducer for every channel of the table, through its kind, each naming its channel', () => {
+    for (const c of CHANNEL_NAMES) expect(channelReducer(c).channel).toBe(c);
     for (const c of STATE_CHANNELS) expect(stateReducer(c).channel).toBe(c);
     for (const c of EVENT_CHANNELS) expect(eventReducer(c).channel).toBe(c);
     expect([...STATE_CHANNELS, ...EVENT_CHANNELS].sort()).toEqual([...CHANNEL_NAMES].sort());
+  });
+
+  it('the event and state channels are the ones the table names by kind, and the ones the state types describe', () => {
+    // Compile-time lists of the type maps (a channel missing here or extra fails to compile).
+    const states: Record<StateChannel, true> = { book: true, bbo: true, marketStats: true, candles: true, markCandles: true, account: true, balances: true, positions: true, orders: true };
+    const events: Record<EventChannel, true> = { trades: true, fills: true, fundingRates: true };
+    expect([...EVENT_CHANNELS].sort()).toEqual(Object.keys(events).sort());
+    expect([...STATE_CHANNELS].sort()).toEqual(Object.keys(states).sort());
+    for (const c of EVENT_CHANNELS) expect(CHANNELS[c].kind).toBe('events');
+    for (const c of STATE_CHANNELS) expect(CHANNELS[c].kind).not.toBe('events');
+  });
+
+  it('the kind parameters of the table drive the reducers: records, key, removal, sequence', () => {
+    const s = stateReducer('orders').fromSnapshot([order(1), order(2)], {});
+    stateReducer('orders').apply(s, { orders: [order(1, 'filled'), order(3)] }, 1n);
+    expect([...s.keys()].sort()).toEqual([order(2).order_id, order(3).order_id].sort());
+    expect(stateReducer('orders').loadSnapshot).toBeDefined(); // allPages
+    expect(stateReducer('balances').loadSnapshot).toBeUndefined();
+    const seqs = (c: EventChannel, data: unknown) => {
+      const r = eventReducer(c);
+      const st = r.apply(r.fromSnapshot({ records: [], exhausted: true }, {}), data, 1n);
+      return st.delivered.map((i) => (i.kind === 'record' ? i.sequence : -1n));
+    };
+    expect(seqs('trades', { trades: [trade(2), trade(1)] })).toEqual([1n, 2n]);
+    expect(seqs('fills', { fills: [fill(5)] })).toEqual([5n]);
+    expect(seqs('fundingRates', fundingRate(7))).toEqual([7n]);
   });
 });

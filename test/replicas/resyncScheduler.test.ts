@@ -1,162 +1,74 @@
-import { AbortedError, ClientClosedError, RestApiError, RestTransportError } from '../../src/errors';
-import { ResyncScheduler } from '../../src/replicas/resyncScheduler';
+import { ClientClosedError } from '../../src/errors';
+import { DEFAULT_RESYNC_RETRY, ResyncScheduler, type ReleaseSlot } from '../../src/replicas/resyncScheduler';
 
-const fastRetry = { retries: 3, minDelayMs: 1, maxDelayMs: 2, factor: 1, jitter: false };
-
-/** A job the test finishes by hand. */
-function deferred<T>() {
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-describe('ResyncScheduler', () => {
-  it('runs 300 jobs with at most `concurrency` in flight', async () => {
-    const scheduler = new ResyncScheduler({ concurrency: 4, retry: fastRetry });
+describe('ResyncScheduler: the shared bound on snapshot attempts in flight', () => {
+  it('300 attempts run with at most `concurrency` holding a slot, first come first served', async () => {
+    const scheduler = new ResyncScheduler({ concurrency: 4 });
+    const signal = new AbortController().signal;
     let inFlight = 0;
     let maxInFlight = 0;
-    const results = await Promise.all(
-      Array.from({ length: 300 }, (_, i) =>
-        scheduler.schedule(`stream-${i}`, async () => {
-          inFlight++;
-          maxInFlight = Math.max(maxInFlight, inFlight);
-          expect(scheduler.inFlight).toBeLessThanOrEqual(4);
-          await new Promise((r) => setImmediate(r));
-          inFlight--;
-          return i;
-        }),
-      ),
+    const started: number[] = [];
+    await Promise.all(
+      Array.from({ length: 300 }, async (_, i) => {
+        const release = (await scheduler.acquire(signal))!;
+        started.push(i);
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        expect(scheduler.inFlight).toBeLessThanOrEqual(4);
+        await new Promise((r) => setImmediate(r));
+        inFlight--;
+        release();
+        release(); // idempotent
+      }),
     );
-    expect(results).toEqual(Array.from({ length: 300 }, (_, i) => i));
     expect(maxInFlight).toBe(4);
+    expect(started).toEqual(Array.from({ length: 300 }, (_, i) => i));
     expect(scheduler.inFlight).toBe(0);
     expect(scheduler.queued).toBe(0);
   });
 
-  it('joins a second request of the same key while it is queued or running', async () => {
-    const scheduler = new ResyncScheduler({ concurrency: 1 });
-    const blocker = deferred<string>();
-    const b = scheduler.schedule('blocker', () => blocker.promise);
-    let runs = 0;
-    const job = async () => {
-      runs++;
-      return 'snap';
-    };
-    const first = scheduler.schedule('k', job);
-    const second = scheduler.schedule('k', job); // joins while queued
-    expect(scheduler.queued).toBe(1);
-    blocker.resolve('done');
-    const running = deferred<string>();
-    const third = scheduler.schedule('k2', () => running.promise);
-    await expect(Promise.all([first, second, b])).resolves.toEqual(['snap', 'snap', 'done']);
-    expect(runs).toBe(1);
-    const fourth = scheduler.schedule('k2', () => Promise.resolve('other')); // joins while running
-    running.resolve('from-running');
-    await expect(Promise.all([third, fourth])).resolves.toEqual(['from-running', 'from-running']);
-  });
-
-  it('retries retryable failures with backoff and gives up on the others', async () => {
-    const retries: number[] = [];
-    const scheduler = new ResyncScheduler({ retry: fastRetry, onRetry: (_k, info) => retries.push(info.attempt) });
-    let attempts = 0;
-    const value = await scheduler.schedule('k', async (_signal, attempt) => {
-      attempts++;
-      if (attempt < 3) throw new RestTransportError('connection reset', {});
-      return 'ok';
-    });
-    expect(value).toBe('ok');
-    expect(attempts).toBe(3);
-    expect(retries).toEqual([1, 2]);
-
-    let notFoundAttempts = 0;
-    const notFound = new RestApiError('NOT_FOUND', 'no such market', { operation: 'bbo', status: 404 });
-    await expect(
-      scheduler.schedule('k404', async () => {
-        notFoundAttempts++;
-        throw notFound;
-      }),
-    ).rejects.toBe(notFound);
-    expect(notFoundAttempts).toBe(1);
-  });
-
-  it('rejects with the last failure when retries run out', async () => {
-    const scheduler = new ResyncScheduler({ retry: { ...fastRetry, retries: 2 } });
-    let attempts = 0;
-    await expect(
-      scheduler.schedule('k', async () => {
-        attempts++;
-        throw new RestTransportError(`down ${attempts}`, {});
-      }),
-    ).rejects.toThrow('down 3');
-  });
-
-  it('cancels a queued job without running it', async () => {
-    const scheduler = new ResyncScheduler({ concurrency: 1 });
-    const blocker = deferred<void>();
-    void scheduler.schedule('blocker', () => blocker.promise);
-    const controller = new AbortController();
-    let ran = false;
-    const p = scheduler.schedule('k', async () => {
-      ran = true;
-    }, controller.signal);
-    controller.abort();
-    await expect(p).rejects.toBeInstanceOf(AbortedError);
-    expect(scheduler.queued).toBe(0);
-    blocker.resolve();
-    await scheduler.schedule('after', async () => undefined);
-    expect(ran).toBe(false);
-  });
-
-  it('aborts a running job only when every requester detached', async () => {
-    const scheduler = new ResyncScheduler();
-    let jobSignal!: AbortSignal;
-    const started = deferred<void>();
-    const job = (signal: AbortSignal) =>
-      new Promise<string>((resolve, reject) => {
-        jobSignal = signal;
-        started.resolve();
-        signal.addEventListener('abort', () => reject(signal.reason));
-        setImmediate(() => (signal.aborted ? undefined : resolve('late')));
-      });
-    const a = new AbortController();
-    const b = new AbortController();
-    const pa = scheduler.schedule('k', job, a.signal);
-    const pb = scheduler.schedule('k', job, b.signal);
-    await started.promise;
-    a.abort();
-    await expect(pa).rejects.toBeInstanceOf(AbortedError);
-    expect(jobSignal.aborted).toBe(false);
-    await expect(pb).resolves.toBe('late');
-
-    const c = new AbortController();
-    const started2 = deferred<void>();
-    const pc = scheduler.schedule('k', (signal) => {
-      jobSignal = signal;
-      started2.resolve();
-      return new Promise<string>((_r, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
-    }, c.signal);
-    await started2.promise;
-    c.abort();
-    await expect(pc).rejects.toBeInstanceOf(AbortedError);
-    expect(jobSignal.aborted).toBe(true);
-    // The key is free again at once: a new request starts a new job.
-    await expect(scheduler.schedule('k', async () => 'fresh')).resolves.toBe('fresh');
-  });
-
-  it('rejects an already aborted request and everything after close()', async () => {
-    const scheduler = new ResyncScheduler();
-    await expect(scheduler.schedule('k', async () => 1, AbortSignal.abort())).rejects.toBeInstanceOf(AbortedError);
-    const pending = scheduler.schedule('k', (signal) => new Promise((_r, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
+  it('tryAcquire gives a free slot at once, and none when all are taken', () => {
+    const scheduler = new ResyncScheduler({ concurrency: 2 });
+    const a = scheduler.tryAcquire()!;
+    expect(scheduler.tryAcquire()).toBeInstanceOf(Function);
+    expect(scheduler.tryAcquire()).toBeUndefined();
+    a();
+    expect(scheduler.tryAcquire()).toBeInstanceOf(Function);
     scheduler.close();
-    await expect(pending).rejects.toBeInstanceOf(ClientClosedError);
-    await expect(scheduler.schedule('k', async () => 1)).rejects.toBeInstanceOf(ClientClosedError);
+    expect(scheduler.tryAcquire()).toBeUndefined();
   });
 
-  it('checks its options', () => {
-    expect(() => new ResyncScheduler({ concurrency: 0 })).toThrow(/concurrency/);
+  it('an attempt cancelled while waiting gets no slot and takes none', async () => {
+    const scheduler = new ResyncScheduler({ concurrency: 1 });
+    const first = (await scheduler.acquire(new AbortController().signal))!;
+    const controller = new AbortController();
+    const waiting = scheduler.acquire(controller.signal);
+    expect(scheduler.queued).toBe(1);
+    controller.abort();
+    await expect(waiting).resolves.toBeUndefined();
+    expect(scheduler.queued).toBe(0);
+    await expect(scheduler.acquire(AbortSignal.abort())).resolves.toBeUndefined();
+    first();
+    const next: ReleaseSlot | undefined = await scheduler.acquire(new AbortController().signal);
+    expect(next).toBeInstanceOf(Function);
+    expect(scheduler.inFlight).toBe(1);
+  });
+
+  it('after close(), waiting attempts get no slot and later ones are refused', async () => {
+    const scheduler = new ResyncScheduler({ concurrency: 1 });
+    await scheduler.acquire(new AbortController().signal);
+    const waiting = scheduler.acquire(new AbortController().signal);
+    scheduler.close();
+    await expect(waiting).resolves.toBeUndefined();
+    await expect(scheduler.acquire(new AbortController().signal)).rejects.toBeInstanceOf(ClientClosedError);
+  });
+
+  it('holds the retry policy of snapshot requests: the library backoff shape, checked', () => {
+    expect(new ResyncScheduler().retry).toEqual(DEFAULT_RESYNC_RETRY);
+    expect(DEFAULT_RESYNC_RETRY).toEqual({ initialDelayMs: 100, maxDelayMs: 2000, factor: 2, jitter: 0.5, retries: 3 });
+    expect(new ResyncScheduler({ retry: { initialDelayMs: 5, maxDelayMs: 50, retries: 9 } }).retry).toEqual({ initialDelayMs: 5, maxDelayMs: 50, factor: 2, jitter: 0.5, retries: 9 });
+    expect(() => new ResyncScheduler({ concurrency: 0 })).toThrow(/resync\.concurrency/);
+    expect(() => new ResyncScheduler({ retry: { jitter: 2 } })).toThrow(/resync\.retry\.jitter/);
+    expect(() => new ResyncScheduler({ retry: { initialDelayMs: 500, maxDelayMs: 5 } })).toThrow(/resync\.retry\.maxDelayMs/);
   });
 });

@@ -108,15 +108,16 @@ describe('loadEventHistory (trades, fills, fundingRates)', () => {
     expect(s.data.exhausted).toBe(false);
   });
 
-  it('200,000 records of history reach the reducer outbox (no RangeError from a spread push)', async () => {
+  it('200,000 records of history reach the delivered items (no RangeError from a spread push)', async () => {
     const rows = Array.from({ length: 199_999 }, (_, i) => trade(199_999 - i));
     const f = serve({ '': { data: [trade(200_000)], next_cursor: 'a' }, a: { data: rows, next_cursor: null } });
     const s = await loadEventHistory(tradesRequest(f), since(undefined), seqOf);
     expect(s.data.records).toHaveLength(200_000);
     const reducer = createEventReducer<Trade>({ channel: 'trades', recordsOf: (d) => (d as { trades: Trade[] }).trades, sequenceOf: seqOf });
-    const state = reducer.fromSnapshot(s.data, market, { recent: [], lastSequence: undefined, outbox: [] });
-    expect(state.outbox).toHaveLength(200_000);
-    const next = reducer.apply({ ...state, outbox: [] }, { trades: Array.from({ length: 200_000 }, (_, i) => trade(200_001 + i)) }, 1n);
-    expect(next.outbox).toHaveLength(200_000);
+    const state = reducer.fromSnapshot(s.data, market, { recent: [], lastSequence: undefined, delivered: [] });
+    expect(state.delivered).toHaveLength(200_000);
+    const next = reducer.apply(state, { trades: Array.from({ length: 200_000 }, (_, i) => trade(200_001 + i)) }, 1n);
+    expect(next.delivered).toHaveLength(200_000);
+    expect(state.delivered).toHaveLength(200_000); // the earlier state is left as it was
   });
 });

@@ -1,10 +1,15 @@
 import { SnapshotError } from '../../src/replicas/SnapshotError';
 import { loadAllPages, loadSinglePage } from '../../src/replicas/snapshotLoaders';
-import { ordersReducer } from '../../src/replicas/reducers';
+import type { Order } from '../../src/protocol';
+import { stateReducer } from '../../src/replicas/channelReducers';
+import type { Reducer } from '../../src/replicas/Reducer';
+import type { KeyedSet } from '../../src/replicas/reducers';
 import { address, FakeFetcher, order } from './fixtures';
 
 const scope = { address: address(1), subaccount_id: 0 };
 const signal = new AbortController().signal;
+/** The reducer of `orders` as the replicas choose it (through the channels table), its snapshot typed. */
+const ordersReducer = stateReducer('orders') as Reducer<KeyedSet<string, Order>, unknown, readonly Order[]>;
 
 describe('snapshot loaders', () => {
   it('one page: data, sequence and server time', async () => {

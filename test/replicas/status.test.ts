@@ -1,46 +1,65 @@
-import { InvalidTransitionError, REPLICA_STATUSES, ReplicaStatusMachine, canTransition, type StatusChange } from '../../src/replicas/status';
+import { RESYNC_TRIGGERS } from '../../src/replicas/streamSyncOptions';
+import { InvalidTransitionError, REPLICA_STATUSES, ReplicaStateMachine, STATUS_CODES, SYNC_STATES, canMove, canTransition, statusOf, type StatusChange } from '../../src/replicas/status';
 
-describe('ReplicaStatusMachine', () => {
-  it('starts syncing and emits {from, to, reason} on each change', () => {
-    const m = new ReplicaStatusMachine();
+describe('ReplicaStateMachine', () => {
+  it('starts idle (syncing) and emits {from, to, code, reason} when the public status changes', () => {
+    const m = new ReplicaStateMachine();
     const seen: StatusChange[] = [];
     m.changes$.subscribe((c) => seen.push(c));
+    expect(m.state).toBe('idle');
     expect(m.status).toBe('syncing');
-    expect(m.setState('live', 'snapshot 5 applied')).toBe(true);
-    expect(m.setState('resyncing', 'seq_jump')).toBe(true);
-    expect(m.setState('stale', 'disconnected')).toBe(true);
-    expect(m.setState('resyncing', 'subscribed')).toBe(true);
-    expect(m.setState('live', 'snapshot 9 applied')).toBe(true);
+    expect(m.moveTo('syncing', 'subscribed', 'subscription s1')).toBe(false); // still syncing: nothing emitted
+    expect(m.moveTo('live_unconfirmed', 'snapshot_applied', 'snapshot 5 applied')).toBe(true);
+    expect(m.moveTo('live', 'caught_up', 'the stream reached 5')).toBe(false);
+    expect(m.moveTo('resyncing', 'seq_jump', 'seq jumped from 5 to 9')).toBe(true);
+    expect(m.moveTo('resyncing_ahead', 'snapshot_applied', 'snapshot 12 ahead')).toBe(false);
+    expect(m.moveTo('stale', 'disconnected', 'socket closed')).toBe(true);
+    expect(m.moveTo('resyncing', 'subscribed', 'subscription s2')).toBe(true);
+    expect(m.moveTo('live', 'snapshot_applied', 'snapshot 9 applied')).toBe(true);
     expect(seen).toEqual([
-      { from: 'syncing', to: 'live', reason: 'snapshot 5 applied' },
-      { from: 'live', to: 'resyncing', reason: 'seq_jump' },
-      { from: 'resyncing', to: 'stale', reason: 'disconnected' },
-      { from: 'stale', to: 'resyncing', reason: 'subscribed' },
-      { from: 'resyncing', to: 'live', reason: 'snapshot 9 applied' },
+      { from: 'syncing', to: 'live', code: 'snapshot_applied', reason: 'snapshot 5 applied' },
+      { from: 'live', to: 'resyncing', code: 'seq_jump', reason: 'seq jumped from 5 to 9' },
+      { from: 'resyncing', to: 'stale', code: 'disconnected', reason: 'socket closed' },
+      { from: 'stale', to: 'resyncing', code: 'subscribed', reason: 'subscription s2' },
+      { from: 'resyncing', to: 'live', code: 'snapshot_applied', reason: 'snapshot 9 applied' },
     ]);
   });
 
-  it('ignores a change to the current status', () => {
-    const m = new ReplicaStatusMachine('live');
+  it('re-entering a state emits nothing', () => {
+    const m = new ReplicaStateMachine('resyncing');
     const seen: StatusChange[] = [];
     m.changes$.subscribe((c) => seen.push(c));
-    expect(m.setState('live', 'again')).toBe(false);
+    expect(m.moveTo('resyncing', 'manual', 'again')).toBe(false);
     expect(seen).toEqual([]);
   });
 
-  it('rejects illegal transitions and keeps failed terminal', () => {
-    const m = new ReplicaStatusMachine();
-    expect(() => m.setState('resyncing', 'no state yet')).toThrow(InvalidTransitionError);
-    m.setState('failed', 'refused');
-    for (const s of REPLICA_STATUSES.filter((s) => s !== 'failed')) {
-      expect(canTransition('failed', s)).toBe(false);
-      expect(() => m.setState(s, 'x')).toThrow(/cannot go from failed/);
+  it('rejects illegal moves and keeps failed terminal', () => {
+    const m = new ReplicaStateMachine();
+    expect(() => m.moveTo('resyncing', 'manual', 'no state yet')).toThrow(InvalidTransitionError);
+    expect(() => m.moveTo('live', 'snapshot_applied', 'not subscribed')).toThrow(/cannot go from idle to live \(snapshot_applied: not subscribed\)/);
+    m.moveTo('failed', 'failed_subscription', 'refused');
+    for (const s of SYNC_STATES) {
+      expect(canMove('failed', s)).toBe(false);
+      expect(() => m.moveTo(s, 'subscribed', 'x')).toThrow(/cannot go from failed/);
     }
     expect(m.status).toBe('failed');
   });
 
-  it('every status can fail, and only stale leads back to syncing', () => {
-    for (const s of REPLICA_STATUSES) if (s !== 'failed') expect(canTransition(s, 'failed')).toBe(true);
-    expect(REPLICA_STATUSES.filter((s) => canTransition(s, 'syncing'))).toEqual(['stale']);
+  it('the public transitions are derived from the internal ones: every internal move is a legal status change or none', () => {
+    for (const from of SYNC_STATES) {
+      for (const to of SYNC_STATES) {
+        if (!canMove(from, to) || statusOf(from) === statusOf(to)) continue;
+        expect([from, to, canTransition(statusOf(from), statusOf(to))]).toEqual([from, to, true]);
+      }
+    }
+    expect(REPLICA_STATUSES.filter((s) => canTransition('syncing', s))).toEqual(['live', 'stale', 'failed']);
+    expect(REPLICA_STATUSES.filter((s) => canTransition('live', s))).toEqual(['resyncing', 'stale', 'failed']);
+    expect(REPLICA_STATUSES.filter((s) => canTransition('resyncing', s))).toEqual(['live', 'stale', 'failed']);
+    expect(REPLICA_STATUSES.filter((s) => canTransition('stale', s))).toEqual(['syncing', 'resyncing', 'failed']);
+    expect(REPLICA_STATUSES.filter((s) => canTransition('failed', s))).toEqual([]);
+  });
+
+  it('every resync trigger is a documented code', () => {
+    for (const t of RESYNC_TRIGGERS) expect(typeof STATUS_CODES[t]).toBe('string');
   });
 });

@@ -1,11 +1,12 @@
 /** A StreamSync on a hand-driven stream and fetcher, with a reducer that records what it folded. */
 import type { Scope } from '../../src/protocol';
-import { ReplicaIntegrityError, type Reducer } from '../../src/replicas/Reducer';
+import type { Reducer } from '../../src/replicas/Reducer';
+import { ReplicaIntegrityError } from '../../src/replicas/ReplicaIntegrityError';
 import type { ReplicaState } from '../../src/replicas/ReplicaState';
 import { ResyncScheduler, type ResyncSchedulerOptions } from '../../src/replicas/resyncScheduler';
 import type { StatusChange } from '../../src/replicas/status';
 import { StreamSync, type StreamSyncOptions } from '../../src/replicas/StreamSync';
-import { FakeFetcher, FakeStream } from './fixtures';
+import { FakeFetcher, FakeStream, fakeSource } from './fixtures';
 
 /** State of the recording reducer: which snapshot it came from and the seqs folded since. */
 export interface Tape {
@@ -25,7 +26,7 @@ export const tapeReducer: Reducer<Tape> = {
 
 export const bboScope: Scope = { market_id: 0, is_perps: true };
 
-export const fastRetry = { retries: 2, minDelayMs: 1, maxDelayMs: 2, factor: 1, jitter: false };
+export const fastRetry = { retries: 2, initialDelayMs: 1, maxDelayMs: 2, factor: 1, jitter: 0 };
 
 export class SyncHarness {
   readonly stream = new FakeStream();
@@ -41,7 +42,7 @@ export class SyncHarness {
   constructor(options: StreamSyncOptions = {}, schedulerOptions: ResyncSchedulerOptions = { retry: fastRetry }, reducer: Reducer<Tape> = tapeReducer) {
     this.scheduler = new ResyncScheduler(schedulerOptions);
     this.sync = new StreamSync<Tape>(
-      { channel: 'bbo', scope: bboScope, reducer, events: this.stream.events, fetch: this.fetcher.fetch, scheduler: this.scheduler },
+      { channel: 'bbo', scope: bboScope, reducer, source: fakeSource(this.stream, this.fetcher), scheduler: this.scheduler },
       { onError: (e) => this.errors.push(e), ...options },
     );
     // A failed replica errors states$ with the cause (recorded with the survived errors).

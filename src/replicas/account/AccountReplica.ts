@@ -122,7 +122,8 @@ export class AccountReplica {
   private wire(): void {
     const { account, balances, positions, orders, fills } = this.parts;
     for (const p of ACCOUNT_PARTS) this.subscriptions.push(this.parts[p].status$.subscribe((c) => this.onPartStatus(p, c)));
-    // Fill items reach us before the fills state that carries them (EventReplica drains first).
+    // The fills part's items reach us before the fills log that follows them (EventReplica emits
+    // its log only after handing on that state's items), so each log takes the fills before it.
     // A part that fails for good (its observable errors) fails the whole replica with the same error.
     const error = (e: unknown) => this.fail(e);
     this.subscriptions.push(
@@ -175,7 +176,7 @@ export class AccountReplica {
     if (next === this.combined) return;
     const from = this.combined;
     this.combined = next;
-    this.statusSubject.next({ from, to: next, reason: `${part}: ${change.reason}` });
+    this.statusSubject.next({ from, to: next, code: change.code, reason: `${part}: ${change.reason}` });
     if (this.state) this.emit([], part, 'status', false);
   }
 

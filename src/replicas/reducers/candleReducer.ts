@@ -1,10 +1,11 @@
 /**
- * `candles` and `markCandles`: an update is the candle of bucket `open_time_ms`, which it
- * replaces or appends. The state is the newest `maxCandles` buckets, oldest first; a new
- * array is returned on every change, so an emitted state never changes afterwards.
+ * The `candle` kind (`candles`, `markCandles`): an update is the candle of bucket
+ * `open_time_ms`, which it replaces or appends. The state is the newest `maxCandles` buckets,
+ * oldest first; a new array is returned on every change, so an emitted state never changes
+ * afterwards.
  */
 import { InvalidParameterError } from '../../errors';
-import type { LastCandle, MarkCandle } from '../../protocol';
+import type { ChannelName } from '../../protocol';
 import type { Reducer } from '../Reducer';
 
 /** Candles kept per replica. @default 500 (the snapshot's `count_back`) */
@@ -50,7 +51,11 @@ export function candlesFromSnapshot<C extends Bucketed>(snapshot: readonly C[], 
   return sorted.length > max ? sorted.slice(sorted.length - max) : sorted;
 }
 
-function make<C extends Bucketed>(channel: 'candles' | 'markCandles', options: CandleReducerOptions): Reducer<readonly C[], C, readonly C[]> {
+/**
+ * The reducer of a `candle` channel.
+ * @throws InvalidParameterError when `maxCandles` is not a positive integer.
+ */
+export function createCandleReducer<C extends Bucketed>(channel: ChannelName, options: CandleReducerOptions = {}): Reducer<readonly C[], C, readonly C[]> {
   const max = options.maxCandles ?? DEFAULT_MAX_CANDLES;
   if (!Number.isInteger(max) || max < 1) throw new InvalidParameterError(`invalid option 'maxCandles': expected an integer >= 1, got ${String(max)}`, { param: 'maxCandles' });
   return {
@@ -58,20 +63,4 @@ function make<C extends Bucketed>(channel: 'candles' | 'markCandles', options: C
     fromSnapshot: (snapshot) => candlesFromSnapshot(snapshot, max),
     apply: (state, candle) => upsertCandle(state, candle, max),
   };
-}
-
-/**
- * The reducer of `candles` (trade candles).
- * @throws InvalidParameterError when `maxCandles` is not a positive integer.
- */
-export function createCandlesReducer(options: CandleReducerOptions = {}): Reducer<readonly LastCandle[], LastCandle, readonly LastCandle[]> {
-  return make<LastCandle>('candles', options);
-}
-
-/**
- * The reducer of `markCandles` (mark-price candles).
- * @throws InvalidParameterError when `maxCandles` is not a positive integer.
- */
-export function createMarkCandlesReducer(options: CandleReducerOptions = {}): Reducer<readonly MarkCandle[], MarkCandle, readonly MarkCandle[]> {
-  return make<MarkCandle>('markCandles', options);
 }

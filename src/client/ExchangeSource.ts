@@ -1,0 +1,34 @@
+/**
+ * The exchange as a replica source: the router's stream of a channel and scope (feed
+ * connection, decode, subscribe/resubscribe) and snapshots from the REST client, one attempt
+ * per call (the replica's snapshot loader retries the whole snapshot with `resync.retry`: a
+ * second, inner retry layer would multiply the attempts).
+ */
+import type { Observable } from 'rxjs';
+import type { ChannelName, OperationName, ParamValues, Scope } from '../protocol';
+import type { ReplicaSource, SnapshotPage, SourceEvent } from '../replicas';
+import type { RestClient } from '../rest';
+import type { SubscriptionRouter } from '../router';
+
+const SINGLE_ATTEMPT = Object.freeze({ retries: 0 });
+
+/**
+ * @example
+ * const source = new ExchangeSource(router, rest);
+ * const sync = new StreamSync({ channel: 'bbo', scope, reducer, source, scheduler }).start();
+ */
+export class ExchangeSource implements ReplicaSource {
+  constructor(
+    private readonly router: Pick<SubscriptionRouter, 'stream'>,
+    private readonly rest: Pick<RestClient, 'request'>,
+  ) {}
+
+  events(channel: ChannelName, scope: Scope): Observable<SourceEvent> {
+    return this.router.stream(channel, scope);
+  }
+
+  snapshot(operation: OperationName, params: ParamValues, signal: AbortSignal): Promise<SnapshotPage> {
+    // The operations table types each operation's parameters and answer; a snapshot load names them at run time.
+    return this.rest.request(operation as never, params as never, { signal, retry: SINGLE_ATTEMPT }) as Promise<never>;
+  }
+}
