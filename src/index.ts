@@ -7,10 +7,13 @@
  */
 
 // The client
-export { ExchangeClient, feedUrlFor, type ClientEvents, type ExchangeClientOptions, type MarketParams, type CandleParams, type PerpCandleParams, type PerpMarketParams, type AccountParams, type StreamMetricsSnapshot } from './client';
+export { ExchangeClient, feedUrlFor, whenLive, iterate, type WhenLiveOptions, type IterateOptions, type ClientEvents, type ExchangeClientOptions, type MarketParams, type CandleParams, type PerpCandleParams, type PerpMarketParams, type AccountParams, type StreamMetricsSnapshot } from './client';
 
 // REST
 export { RestClient, paginate, waitForTransaction, withRetry, DEFAULT_RETRY_POLICY, isRetryableError, type RestClientOptions, type RetryPolicy, type RequestOptions, type OperationParams, type OperationResponse, type PaginateOptions, type WaitForTransactionOptions, type FetchLike, type DriftEvent } from './rest';
+
+// Time and retries: one clock and one backoff shape, injectable everywhere
+export { SystemClock, systemClock, Backoff, resolveBackoffOptions, type Clock, type Timer, type TimerOptions, type BackoffOptions, type ResolvedBackoffOptions } from './clock';
 
 // Feed connection and router (usable on their own)
 export { Connection, IllegalStateTransitionError, type ConnectionOptions, type ConnectionStateName, type StateChange, type ReconnectPolicyOptions, type WebSocketConstructor, type WebSocketLike, type RawSocketData } from './connection';
@@ -26,10 +29,14 @@ export {
   BookPrecisionError,
   InvalidTransitionError,
   REPLICA_STATUSES,
+  STATUS_CODES,
   RESYNC_TRIGGERS,
   DEFAULT_LIVENESS_MS,
   type ReplicaState,
   type ReplicaStatus,
+  type ReplicaTransitionCode,
+  type ReplicaSource,
+  type SourceEvent,
   type StatusChange,
   type EmissionCause,
   type ResyncTrigger,

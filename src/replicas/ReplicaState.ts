@@ -1,5 +1,6 @@
 /** What a replica emits: its state and everything needed to judge it (status, sequence, timing). */
 import type { ReplicaStatus } from './status';
+import type { ReplicaTransitionCode } from './statusCodes';
 
 /**
  * Why an emission happened: a snapshot was applied (first sync or a resync, with the
@@ -13,6 +14,8 @@ export type EmissionCause = 'snapshot' | 'update' | 'status';
  */
 export interface ReplicaState<S> {
   readonly status: ReplicaStatus;
+  /** Why the replica has this status: the stable code of the transition that set it (see `STATUS_CODES`). */
+  readonly code: ReplicaTransitionCode;
   readonly state: S;
   /** The stream `seq` the state includes (the snapshot's sequence or the last update applied). */
   readonly seq: bigint;

@@ -496,6 +496,7 @@ export class StreamSync<S> {
     if (!this.hasState) return;
     const emission: ReplicaState<S> = {
       status: this.machine.status,
+      code: this.machine.code,
       state: this.state,
       seq: this.seq,
       timestampNs: this.timestampNs,

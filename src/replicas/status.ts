@@ -111,6 +111,7 @@ export class InvalidTransitionError extends ExchangeReplicaError {
  */
 export class ReplicaStateMachine {
   private current: SyncState;
+  private lastCode: ReplicaTransitionCode = 'subscribed';
   private readonly subject = new Subject<StatusChange>();
   /** Every public status change, in order (hot: no replay). */
   readonly changes$: Observable<StatusChange> = this.subject.asObservable();
@@ -128,6 +129,11 @@ export class ReplicaStateMachine {
     return STATUS_OF[this.current];
   }
 
+  /** The code of the transition that set the current public status. */
+  get code(): ReplicaTransitionCode {
+    return this.lastCode;
+  }
+
   /**
    * Moves to `next`; emits on `changes$` when the public status changed.
    * @returns true when the public status changed.
@@ -140,6 +146,7 @@ export class ReplicaStateMachine {
     const before = STATUS_OF[from];
     const after = STATUS_OF[next];
     if (before === after) return false;
+    this.lastCode = code;
     this.subject.next({ from: before, to: after, code, reason });
     return true;
   }

@@ -90,9 +90,9 @@ describe('renderers', () => {
     const vm = new ViewModel(client, { markets: [PERP, SPOT], allMarkets: [PERP, SPOT], account: undefined, tokenDecimals: new Map() });
     const perp = vm.markets[0]!;
     const book = OrderBook.fromSnapshot({ bids: [{ price_ticks: '64994', size_base_lots: '10' }], asks: [{ price_ticks: '64997', size_base_lots: '4' }, { price_ticks: '64999', size_base_lots: '20' }] });
-    perp.book = { status: 'live', state: book, seq: 7n, timestampNs: 1n, receivedAtNs: 2n, snapshotId: 2, cause: 'update' };
+    perp.book = { status: 'live', code: 'snapshot_applied', state: book, seq: 7n, timestampNs: 1n, receivedAtNs: 2n, snapshotId: 2, cause: 'update' };
     const stats: MarketStats = { market_type: 'perp', market_id: 0, timestamp_ns: '1', volume_24h_base_lots: '5', volume_24h_quote_lots: '100', trades_24h: '3', last_price_ticks: '64995', funding_rate_100th_bps: -10 };
-    perp.stats = { status: 'resyncing', state: stats, seq: 3n, timestampNs: 1n, receivedAtNs: 2n, snapshotId: 1, cause: 'status' };
+    perp.stats = { status: 'resyncing', code: 'seq_jump', state: stats, seq: 3n, timestampNs: 1n, receivedAtNs: 2n, snapshotId: 1, cause: 'status' };
     perp.trades.push({ timestamp_ns: '1700000000000000000', sequence: '1', price_ticks: '64995', size_base_lots: '3', quote_notional_lots: '1', taker_is_bid: true });
     perp.tradeCount = 1;
     vm.connection = { state: 'open', reason: 'connected' };

@@ -20,7 +20,7 @@ describe('StreamSync: snapshot alignment', () => {
     call.resolve({ data: { tag: 'A' }, sequence: '4', timestamp_ns: '777' });
     const live = await waitFor(h.sync.states$, (e) => e.status === 'live');
     expect(live.state).toEqual({ snapshot: 'A', applied: [5n, 6n] });
-    expect(live).toMatchObject({ seq: 6n, snapshotId: 1, cause: 'snapshot', timestampNs: 1000n, receivedAtNs: 1500n });
+    expect(live).toMatchObject({ status: 'live', code: 'snapshot_applied', seq: 6n, snapshotId: 1, cause: 'snapshot', timestampNs: 1000n, receivedAtNs: 1500n });
     expect(h.emissions).toHaveLength(1);
     h.stream.update(7, {});
     expect(h.last).toMatchObject({ seq: 7n, cause: 'update', state: { applied: [5n, 6n, 7n] } });
@@ -120,7 +120,7 @@ describe('StreamSync: resync triggers', () => {
     h.stream.update(11, {});
     const before = h.last!.state;
     h.stream.resyncRequired('lag');
-    expect(h.last).toMatchObject({ status: 'resyncing', cause: 'status', snapshotId: 1 });
+    expect(h.last).toMatchObject({ status: 'resyncing', code: 'resync_required', cause: 'status', snapshotId: 1 });
     expect(h.last!.state).toBe(before);
     h.stream.update(15, {});
     h.stream.update(16, {});
