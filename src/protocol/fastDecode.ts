@@ -3,18 +3,21 @@
  *
  * Nearly every frame a client receives is an `update` of `book`, `bbo` or `trades`, in the
  * compact form the server writes (streaming-protocol.md section 3: keys in the documented
- * order, no whitespace). For those, one native pattern test checks what the zod schemas
- * check (the frame envelope AND the channel's `data`: exact keys, Uint64 digits, booleans,
- * null sides), a hand-written reader slices the values out (checking the 2^64 - 1 bound)
- * and builds the same objects: several times cheaper than `JSON.parse` + zod. Anything else, or anything unusual
+ * order, no whitespace). For those, the text is checked against what the zod schemas check
+ * (the frame envelope AND the channel's `data`: exact keys, Uint64 digits, booleans, null
+ * sides): by one native pattern test up to PATTERN_TEXT_LIMIT (fastDecodeShapes.ts), token
+ * by token beyond it (a pattern's backtracking stack grows with the levels and overflows);
+ * a hand-written reader (fastDecodeRecords.ts) slices the values out, checking the 2^64 - 1
+ * bound, and builds the same objects: several times cheaper than `JSON.parse` + zod, linear
+ * time and constant stack at any size. Anything else, or anything unusual
  * (another key order, whitespace, escapes, a duplicated key, an unknown channel, a value the
  * schemas would reject), falls back to the schema path, which alone decides accept or reject.
  * So both paths accept and reject exactly the same texts, with the same values and messages.
  */
 import { CHANNELS, isChannelName } from './channels';
 import { decodeServerFrame, type DecodeResult } from './decode';
-import { beginRead, readBboData, readBookData, readTradesData, readUint64, skip } from './fastDecodeRecords';
-import { HOT_FRAME_PATTERNS, UPDATE_HEAD } from './fastDecodeShapes';
+import { hotChannelAt, readHotUpdate } from './fastDecodeRecords';
+import { HOT_FRAME_PATTERNS, PATTERN_TEXT_LIMIT, UPDATE_HEAD } from './fastDecodeShapes';
 import type { ServerFrame, UpdateFrame } from './frames';
 import type { Bbo, OrderBook } from './records/book';
 import type { Trade } from './records/trade';
@@ -46,45 +49,27 @@ export type FrameDecodeResult =
   | { ok: false; reason: 'data'; message: string; frame: UpdateFrame };
 
 const HEAD_LENGTH = UPDATE_HEAD.length;
-const CHAR_B = 98;
-const CHAR_O = 111;
-const CHAR_T = 116;
 // From the subscription id's closing quote to the first character of the channel name.
 const CHANNEL_AT = ',"channel":"'.length + 1;
-// From the subscription id's closing quote to the first digit of `seq`, per channel.
-const SEQ_SKIP = { book: ',"channel":"book","seq":"'.length + 1, bbo: ',"channel":"bbo","seq":"'.length + 1, trades: ',"channel":"trades","seq":"'.length + 1 };
-const TIMESTAMP_SKIP = ',"timestamp_ns":"'.length;
-const DATA_SKIP = ',"data":'.length;
 
 /**
  * Reads `text` when it is an update of a hot channel in the server's compact form and
- * valid in every respect; returns undefined otherwise (the caller falls back). One pattern
- * test checks the whole text, then the values are sliced out. Never throws.
+ * valid in every respect; returns undefined otherwise (the caller falls back). Any length:
+ * up to {@link PATTERN_TEXT_LIMIT} one pattern test checks the whole text, then the values
+ * are sliced out; beyond, one pass checks and reads. Never throws.
  *
  * @example
  * scanHotUpdate('{"type":"update","subscription_id":"7","channel":"bbo","seq":"1","timestamp_ns":"5","data":{"bid":null,"ask":null}}')
  * // => { type: 'update', subscription_id: '7', channel: 'bbo', seq: '1', timestamp_ns: '5', data: { bid: null, ask: null } }
  */
 export function scanHotUpdate(text: string): HotUpdateFrame | undefined {
+  if (text.length > PATTERN_TEXT_LIMIT) return readHotUpdate(text, false);
   // Guess the channel from where it would be; the pattern then checks everything.
   const idEnd = text.indexOf('"', HEAD_LENGTH);
   if (idEnd < 0) return undefined;
-  const c = text.charCodeAt(idEnd + CHANNEL_AT);
-  const channel: HotChannel | undefined = c === CHAR_B ? (text.charCodeAt(idEnd + CHANNEL_AT + 1) === CHAR_O ? 'book' : 'bbo') : c === CHAR_T ? 'trades' : undefined;
+  const channel = hotChannelAt(text.charCodeAt(idEnd + CHANNEL_AT), text.charCodeAt(idEnd + CHANNEL_AT + 1));
   if (channel === undefined || !HOT_FRAME_PATTERNS[channel].test(text)) return undefined;
-  beginRead(text, idEnd);
-  const seq = readUint64(SEQ_SKIP[channel]);
-  const timestampNs = readUint64(TIMESTAMP_SKIP);
-  if (seq === undefined || timestampNs === undefined) {
-    beginRead('', 0);
-    return undefined;
-  }
-  skip(DATA_SKIP);
-  const data = channel === 'book' ? readBookData() : channel === 'bbo' ? readBboData() : readTradesData();
-  // Let go of the text (the values sliced from it may still share its memory, as long as they live).
-  beginRead('', 0);
-  if (data === undefined) return undefined;
-  return { type: 'update', subscription_id: text.slice(HEAD_LENGTH, idEnd), channel, seq, timestamp_ns: timestampNs, data } as HotUpdateFrame;
+  return readHotUpdate(text, true);
 }
 
 /**

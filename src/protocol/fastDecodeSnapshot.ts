@@ -2,18 +2,20 @@
  * Fast decoding of the REST answers on the resync path: the `orderBook` snapshot (a 500-level
  * book is ~46 KB, where `JSON.parse` + zod cost several hundred microseconds).
  *
- * Same approach as the feed's fast decoder (fastDecode.ts): one native pattern test checks
- * the whole text in the server's compact form (`{"data":{"bids":[...],"asks":[...]},...}`
- * with `sequence` and `timestamp_ns` after `data`, in either order; no whitespace, no
- * escapes, exactly the schema's keys, Uint64 values as digit strings), then the feed's
- * level reader (fastDecodeRecords.ts) slices the values out and checks the 2^64 - 1 bound.
+ * Same approach as the feed's fast decoder (fastDecode.ts): the whole text is checked in the
+ * server's compact form (`{"data":{"bids":[...],"asks":[...]},...}` with `sequence` and
+ * `timestamp_ns` after `data`, in either order; no whitespace, no escapes, exactly the
+ * schema's keys, Uint64 values as digit strings), by one native pattern test up to
+ * PATTERN_TEXT_LIMIT and token by token beyond (a pattern's backtracking stack overflows from
+ * ~855k levels), and the feed's level reader (fastDecodeRecords.ts) slices the values out and
+ * checks the 2^64 - 1 bound. Linear time and constant stack: a book of any depth loads.
  * Anything else (an extra key, another order, a value the schema would reject) is left to
  * the schema path, which alone decides accept, reject and drift reports. So an answer the
  * fast path takes is one `JSON.parse` + `responseSchema(...)` accepts, strict or not, with
  * no drift, and the same (deep-equal) value.
  */
-import { beginRead, readBookData, readUint64 } from './fastDecodeRecords';
-import { BOOK_DATA_SOURCE, UINT64_SOURCE } from './fastDecodeShapes';
+import { readOrderBookResponse } from './fastDecodeRecords';
+import { ORDER_BOOK_RESPONSE_PATTERN, PATTERN_TEXT_LIMIT } from './fastDecodeShapes';
 import type { OperationName } from './operations';
 import type { OrderBook } from './records/book';
 
@@ -27,45 +29,19 @@ export interface OrderBookResponse {
 /** A fast decoder of a 2xx answer: the validated value, or undefined to fall back. Never throws. */
 export type FastResponseDecoder = (text: string) => unknown;
 
-const DATA_AT = '{"data":'.length;
-const SEQUENCE_KEY = ',"sequence":"';
-const TIMESTAMP_KEY = ',"timestamp_ns":"';
-// From the comma before a key to the first digit of its value.
-const SEQUENCE_SKIP = SEQUENCE_KEY.length;
-const TIMESTAMP_SKIP = TIMESTAMP_KEY.length;
-
-/** The whole answer, either order of the two envelope scalars. Linear: the alternatives start differently. */
-const ORDER_BOOK_RESPONSE_PATTERN = new RegExp(
-  `^\\{"data":${BOOK_DATA_SOURCE}(?:,"sequence":${UINT64_SOURCE},"timestamp_ns":${UINT64_SOURCE}|,"timestamp_ns":${UINT64_SOURCE},"sequence":${UINT64_SOURCE})\\}$`,
-);
-
 /**
  * Reads an `orderBook` answer in the server's compact form, valid in every respect; returns
- * undefined otherwise (the caller falls back to `JSON.parse` + the response schema).
+ * undefined otherwise (the caller falls back to `JSON.parse` + the response schema). Any
+ * depth of book: up to PATTERN_TEXT_LIMIT one pattern test checks the text, then the values
+ * are sliced out; beyond, one pass checks and reads. Never throws.
  *
  * @example
  * scanOrderBookResponse('{"data":{"bids":[],"asks":[{"price_ticks":"5","size_base_lots":"1"}]},"sequence":"9","timestamp_ns":"7"}')
  * // => { data: { bids: [], asks: [{ price_ticks: '5', size_base_lots: '1' }] }, timestamp_ns: '7', sequence: '9' }
  */
 export function scanOrderBookResponse(text: string): OrderBookResponse | undefined {
-  if (!ORDER_BOOK_RESPONSE_PATTERN.test(text)) return undefined;
-  beginRead(text, DATA_AT);
-  const data = readBookData();
-  let result: OrderBookResponse | undefined;
-  if (data !== undefined) {
-    // The cursor is on the comma after `data`. The keys occur once each in a matched text
-    // (levels hold other keys), and searching from the end finds them in the short tail.
-    const sequenceFirst = text.lastIndexOf(SEQUENCE_KEY) < text.lastIndexOf(TIMESTAMP_KEY);
-    const first = readUint64(sequenceFirst ? SEQUENCE_SKIP : TIMESTAMP_SKIP);
-    const second = readUint64(sequenceFirst ? TIMESTAMP_SKIP : SEQUENCE_SKIP);
-    if (first !== undefined && second !== undefined) {
-      // Keys in the schema's order, as zod builds them.
-      result = sequenceFirst ? { data, timestamp_ns: second, sequence: first } : { data, timestamp_ns: first, sequence: second };
-    }
-  }
-  // Let go of the text (the values sliced from it may still share its memory, as long as they live).
-  beginRead('', 0);
-  return result;
+  if (text.length > PATTERN_TEXT_LIMIT) return readOrderBookResponse(text, false);
+  return ORDER_BOOK_RESPONSE_PATTERN.test(text) ? readOrderBookResponse(text, true) : undefined;
 }
 
 /**

@@ -6,9 +6,11 @@
  * default the client DROPS unexpected keys and reports them (once per record location)
  * through `onDrift`; with `strict: true` it rejects the value instead. Every other issue
  * (missing field, wrong type, bad range) is always a rejection. The check costs nothing
- * extra when the value is clean: the strict schema runs first.
+ * extra when the value is clean: the strict schema runs first. Validation never throws: should
+ * zod itself ever throw (it is not expected to, whatever the value's size), that is a
+ * rejection too, the thrown error as the `cause` of the ZodError.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 
 export interface DriftReport {
   /** Where the unexpected keys were, e.g. `data[0]` or `data.bids[3]`. */
@@ -33,7 +35,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** Validates `value` (which the caller owns: it may be mutated to drop keys). */
 export function validateWithDrift<S extends z.ZodType>(schema: S, value: unknown, opts: ValidateOptions = {}): ValidateResult<z.infer<S>> {
-  const first = schema.safeParse(value);
+  const first = safeParse(schema, value);
   if (first.success) return { ok: true, value: first.data };
   if (opts.strict) return { ok: false, error: first.error };
   const issues = first.error.issues;
@@ -46,8 +48,19 @@ export function validateWithDrift<S extends z.ZodType>(schema: S, value: unknown
     }
     opts.onDrift?.({ path: formatPath(i.path), keys: (i as { keys: string[] }).keys });
   }
-  const second = schema.safeParse(value);
+  const second = safeParse(schema, value);
   return second.success ? { ok: true, value: second.data } : { ok: false, error: second.error };
+}
+
+/** `schema.safeParse(value)`, with anything it throws turned into a failure (the thrown error as `cause`). */
+function safeParse<S extends z.ZodType>(schema: S, value: unknown): { success: true; data: z.infer<S> } | { success: false; error: z.ZodError } {
+  try {
+    return schema.safeParse(value);
+  } catch (e) {
+    const error = new z.ZodError([{ code: 'custom', path: [], message: `the value could not be validated: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}` }]);
+    (error as Error).cause = e;
+    return { success: false, error };
+  }
 }
 
 /** A one-line summary of a zod error: the first few issues with their paths. */
