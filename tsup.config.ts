@@ -28,6 +28,11 @@ const DECLARATIONS: ReadonlyArray<{ out: string; config: EntryPointConfig }> = [
     // The simulator is a Node HTTP server: its types use node:http.
     config: { filePath: 'src/simulator/index.ts', libraries: { allowedTypesLibraries: ['node'] }, output: { noBanner: true, exportReferencedTypes: false } },
   },
+  {
+    out: 'nats/index',
+    // The NATS relay (optional peers @nats-io/*, imported by name, never bundled).
+    config: { filePath: 'src/nats/index.ts', libraries: { allowedTypesLibraries: ['node'], importedLibraries: ['@nats-io/transport-node', '@nats-io/jetstream', '@nats-io/kv'] }, output: { noBanner: true, exportReferencedTypes: false } },
+  },
 ];
 
 /** Output folder: `dist`, or `BUILD_OUT_DIR` (the package test builds into a temporary folder). */
@@ -47,7 +52,7 @@ function writeDeclarations(): void {
 
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', 'simulator/index': 'src/simulator/index.ts' },
+    entry: { index: 'src/index.ts', 'simulator/index': 'src/simulator/index.ts', 'nats/index': 'src/nats/index.ts' },
     format: ['esm', 'cjs'],
     target: 'node20',
     platform: 'node',

@@ -1,0 +1,326 @@
+/**
+ * ReplicaRelay: one exchange connection (one `ExchangeClient`) republished on NATS JetStream,
+ * so that consumers in other processes follow the same streams without connecting to the
+ * exchange. For each stream it carries, it publishes every update its own replica applied to
+ * the stream's subject (message id `<streamKey>#<seq>`: JetStream stores each update once,
+ * whichever relay publishes it first), keeps an aligned snapshot in the KV bucket (written on
+ * every (re)sync and refreshed every `snapshotRefreshMs` / `snapshotRefreshUpdates`), and
+ * sends a heartbeat with every stream's status. See busProtocol.ts for the wire and
+ * StreamRelay.ts for the guarantees.
+ */
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Subject, type Observable, type Subscription } from 'rxjs';
+import { ExchangeClient } from '../client';
+import type { Timer } from '../clock';
+import { ExchangeReplicaError } from '../errors';
+import type { OperationName, ParamValues } from '../protocol';
+import { channelReducer } from '../replicas/channelReducers';
+import { loadSinglePage, type LoadedSnapshot, type SnapshotPage, type SnapshotRequest } from '../replicas';
+import { BUS_FORMAT_VERSION, encodeHeartbeat, heartbeatSubject, SNAPSHOT_HISTORY, UPDATE_HEADERS, updateStreamConfig, type Heartbeat, type HeartbeatStream, type RelayStreamStatus } from './busProtocol';
+import { loadNats, type NatsModules } from './natsModules';
+import { OrderedPublisher } from './OrderedPublisher';
+import { resolveRelayOptions, type RelayStream, type ReplicaRelayOptions, type ResolvedRelayOptions } from './relayOptions';
+import { defaultStreams } from './relayStreams';
+import { SnapshotStore } from './SnapshotStore';
+import { StreamRelay, type BreakReason } from './StreamRelay';
+
+const SINGLE_ATTEMPT = Object.freeze({ retries: 0 });
+/** JetStream's code for a stream name already taken (two relays creating it at once). */
+const STREAM_NAME_IN_USE = 10058;
+const STREAM_NOT_FOUND = 10059;
+/** Bound of the final heartbeat and flush on close. */
+const CLOSE_FLUSH_MS = 2000;
+
+/** A status change of one stream. */
+export interface RelayStatusChange {
+  readonly streamKey: string;
+  readonly status: RelayStreamStatus;
+}
+
+/**
+ * @example
+ * const relay = await ReplicaRelay.start({ exchange: { restUrl: 'http://127.0.0.1:8080' }, natsUrl: 'nats://127.0.0.1:4222' });
+ * relay.status$.subscribe(({ streamKey, status }) => console.log(streamKey, status));
+ * // later
+ * await relay.close();
+ */
+export class ReplicaRelay {
+  /** Errors the relay survived (snapshot fetches, publishes, KV writes, the exchange's errors). */
+  readonly errors$: Observable<unknown>;
+  /** Every status change of a stream. */
+  readonly status$: Observable<RelayStatusChange>;
+
+  private readonly errorSubject = new Subject<unknown>();
+  private readonly statusSubject = new Subject<RelayStatusChange>();
+  private readonly relays: StreamRelay[] = [];
+  private readonly subscriptions: Subscription[] = [];
+  private readonly publisher: OrderedPublisher;
+  private readonly store: SnapshotStore;
+  private heartbeatTimer?: Timer;
+  private closing?: Promise<void>;
+
+  private constructor(
+    private readonly options: ResolvedRelayOptions,
+    private readonly mods: NatsModules,
+    /** The exchange client (the relay's own unless one was given). */
+    readonly client: ExchangeClient,
+    private readonly ownsClient: boolean,
+    /** The NATS connection (the relay's own unless one was given). */
+    readonly nats: NatsConnection,
+    private readonly ownsNats: boolean,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    kv: KV,
+  ) {
+    this.errors$ = this.errorSubject.asObservable();
+    this.status$ = this.statusSubject.asObservable();
+    this.publisher = new OrderedPublisher(js, { maxInFlight: options.maxInFlight, maxQueued: options.maxQueued, timeoutMs: options.publishTimeoutMs });
+    this.store = new SnapshotStore(kv);
+  }
+
+  /**
+   * Connects to NATS, creates the updates stream and the snapshot bucket when they are
+   * missing, and starts carrying the streams (by default what `view` shows).
+   * @throws InvalidParameterError for a bad option; ExchangeReplicaError `ERR_BUS` when NATS
+   *   cannot be reached, has no JetStream, or the NATS packages are missing; the REST
+   *   client's error when the default streams cannot be listed.
+   */
+  static async start(options: ReplicaRelayOptions): Promise<ReplicaRelay> {
+    const o = resolveRelayOptions(options);
+    const mods = await loadNats();
+    const client = o.client ?? new ExchangeClient(o.exchange!);
+    const ownsClient = o.client === undefined;
+    let nats: NatsConnection | undefined;
+    const ownsNats = o.nats === undefined;
+    try {
+      nats = o.nats ?? (await connectNats(mods, o));
+      const js = mods.jetstream.jetstream(nats);
+      const jsm = await jetstreamManager(mods, nats);
+      await ensureStream(mods, jsm, o);
+      const kv = await ensureBucket(mods, js, o);
+      const streams = o.streams ?? (await defaultStreams(client));
+      const relay = new ReplicaRelay(o, mods, client, ownsClient, nats, ownsNats, js, jsm, kv);
+      relay.run(streams);
+      return relay;
+    } catch (error) {
+      if (ownsNats && nats !== undefined) await nats.close().catch(() => undefined);
+      if (ownsClient) await client.close();
+      throw error;
+    }
+  }
+
+  /** This relay's id (heartbeats, the `Er-Relay` header, KV entries). */
+  get relayId(): string {
+    return this.options.relayId;
+  }
+
+  /** The streams carried. */
+  get streams(): RelayStream[] {
+    return this.relays.map((r) => ({ channel: r.channel, scope: r.scope }));
+  }
+
+  /** Every stream with its status and counters (what the heartbeat carries). */
+  describe(): HeartbeatStream[] {
+    return this.relays.map((r) => r.describe());
+  }
+
+  /** Epochs ended per stream key, by reason (resyncs of the relay's replicas). */
+  breakCounts(): Record<string, Readonly<Record<BreakReason, number>>> {
+    return Object.fromEntries(this.relays.map((r) => [r.key, r.breakCounts]));
+  }
+
+  /** The heartbeat payload now. */
+  heartbeat(state: Heartbeat['state'] = 'running'): Heartbeat {
+    return {
+      v: BUS_FORMAT_VERSION,
+      relayId: this.options.relayId,
+      state,
+      atNs: this.options.clock.nowNs(),
+      intervalMs: this.options.heartbeatMs,
+      snapshotRefreshMs: this.options.snapshotRefreshMs,
+      feed: this.client.connection.state,
+      jsStream: this.options.names.stream,
+      bucket: this.options.names.bucket,
+      streams: this.describe(),
+    };
+  }
+
+  /**
+   * Stops carrying: a last heartbeat (`closing`), the streams released, publishes not yet
+   * sent dropped, then the NATS connection and the exchange client closed when the relay
+   * opened them. Idempotent.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.heartbeatTimer?.cancel();
+      this.heartbeatTimer = undefined;
+      for (const s of this.subscriptions) s.unsubscribe();
+      for (const r of this.relays) r.close();
+      this.publisher.close();
+      if (!this.nats.isClosed()) {
+        try {
+          this.nats.publish(heartbeatSubject(this.options.names, this.options.relayId), encodeHeartbeat(this.heartbeat('closing')));
+          await this.nats.flush().catch(() => undefined);
+        } catch {
+          // NATS is gone: nothing to tell.
+        }
+      }
+      if (this.ownsNats) await withTimeout(this.nats.drain(), CLOSE_FLUSH_MS).catch(() => this.nats.close());
+      if (this.ownsClient) await this.client.close();
+      this.errorSubject.complete();
+      this.statusSubject.complete();
+    })();
+    return this.closing;
+  }
+
+  private run(streams: readonly RelayStream[]): void {
+    const names = this.options.names;
+    for (const { channel, scope } of streams) {
+      const reducer = channelReducer(channel);
+      const load = (signal: AbortSignal): Promise<LoadedSnapshot> => {
+        const request: SnapshotRequest = { channel, scope, fetch: this.fetchSnapshotPage, signal, previous: undefined };
+        return reducer.loadSnapshot ? reducer.loadSnapshot(request) : loadSinglePage(request);
+      };
+      const relay: StreamRelay = new StreamRelay(
+        channel,
+        scope,
+        reducer,
+        {
+          updates: this.client.updates(channel, scope),
+          load,
+          publisher: this.publisher,
+          headers: () => this.mods.transport.headers(),
+          store: this.store,
+          startAfterLast: (subject, sequence) => this.startAfterLast(subject, sequence),
+          feedOpen: () => this.client.connection.state === 'open',
+          report: (e) => this.report(e),
+          onStatus: (status) => this.statusSubject.next({ streamKey: relay.key, status }),
+        },
+        this.options,
+      );
+      this.relays.push(relay);
+    }
+    this.subscriptions.push(
+      this.client.connection.state$.subscribe(({ from, to }) => {
+        if (to !== 'open' && from !== 'open') return;
+        for (const r of this.relays) r.onFeed(to === 'open' && from === 'reconnecting');
+      }),
+      this.client.errors$.subscribe((e) => this.report(e)),
+    );
+    for (const r of this.relays) r.start();
+    const beat = (): void => {
+      this.heartbeatTimer = this.options.clock.setTimer(beat, this.options.heartbeatMs, { unref: true });
+      if (this.nats.isClosed()) return;
+      try {
+        this.nats.publish(heartbeatSubject(names, this.options.relayId), encodeHeartbeat(this.heartbeat()));
+      } catch (e) {
+        this.report(e);
+      }
+    };
+    beat();
+  }
+
+  /** One page of a snapshot operation through the client's REST client (one attempt: the stream relay retries). */
+  private readonly fetchSnapshotPage = (operation: OperationName, params: ParamValues, signal: AbortSignal): Promise<SnapshotPage> =>
+    // The operations table types each operation's parameters and answer; a snapshot load names them at run time.
+    this.client.rest.request(operation as never, params as never, { signal, retry: SINGLE_ATTEMPT }) as Promise<never>;
+
+  /**
+   * Where a consumer can start reading `subject` when it holds no update above `sequence`:
+   * just after its last message (read after the stream's last sequence, so that anything
+   * stored later is after the answer); undefined when the subject already holds one above.
+   */
+  private async startAfterLast(subject: string, sequence: bigint): Promise<number | undefined> {
+    const info = await this.jsm.streams.info(this.options.names.stream);
+    const last = await this.jsm.streams.getMessage(this.options.names.stream, { last_by_subj: subject });
+    if (last === null) return info.state.last_seq + 1;
+    const seq = last.header?.get(UPDATE_HEADERS.seq) ?? '';
+    if (!/^[0-9]+$/.test(seq)) return undefined;
+    return BigInt(seq) <= sequence ? last.seq + 1 : undefined;
+  }
+
+  private report(error: unknown): void {
+    if (this.closing) return;
+    try {
+      this.options.onError?.(error);
+    } catch {
+      // A failing hook must not take the relay down.
+    }
+    this.errorSubject.next(error);
+  }
+}
+
+async function connectNats(mods: NatsModules, o: ResolvedRelayOptions): Promise<NatsConnection> {
+  try {
+    return await mods.transport.connect({ ...o.natsOptions, servers: [...o.natsUrl!] });
+  } catch (cause) {
+    throw new ExchangeReplicaError('ERR_BUS', `cannot connect to NATS at ${o.natsUrl!.join(', ')}: ${(cause as Error)?.message ?? String(cause)}`, {}, { cause });
+  }
+}
+
+async function jetstreamManager(mods: NatsModules, nats: NatsConnection): Promise<JetStreamManager> {
+  try {
+    return await mods.jetstream.jetstreamManager(nats);
+  } catch (cause) {
+    throw new ExchangeReplicaError('ERR_BUS', `JetStream is not available on the NATS server (start nats-server with -js): ${(cause as Error)?.message ?? String(cause)}`, {}, { cause });
+  }
+}
+
+/** Creates the updates stream when it is missing; an existing one must take the bus's subjects and deduplicate. */
+async function ensureStream(mods: NatsModules, jsm: JetStreamManager, o: ResolvedRelayOptions): Promise<void> {
+  const { names } = o;
+  const wire = updateStreamConfig(names, o.streamLimits);
+  const { RetentionPolicy, DiscardPolicy, StorageType } = mods.jetstream;
+  const config = { ...wire, subjects: [...wire.subjects], retention: RetentionPolicy.Limits, discard: DiscardPolicy.Old, storage: wire.storage === 'memory' ? StorageType.Memory : StorageType.File };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const info = await jsm.streams.info(names.stream);
+      if (!info.config.subjects?.includes(names.updateSubjects)) {
+        throw new ExchangeReplicaError('ERR_BUS', `JetStream stream ${names.stream} exists without subjects ${names.updateSubjects} (it has ${JSON.stringify(info.config.subjects ?? [])})`);
+      }
+      if (!(info.config.duplicate_window > 0)) throw new ExchangeReplicaError('ERR_BUS', `JetStream stream ${names.stream} has no duplicate window: relays would store an update twice`);
+      return;
+    } catch (error) {
+      if (apiCode(error) !== STREAM_NOT_FOUND) throw error;
+    }
+    try {
+      await jsm.streams.add(config);
+      return;
+    } catch (error) {
+      if (apiCode(error) !== STREAM_NAME_IN_USE) throw new ExchangeReplicaError('ERR_BUS', `creating JetStream stream ${names.stream} failed: ${(error as Error)?.message ?? String(error)}`, {}, { cause: error });
+    }
+  }
+}
+
+/** Opens the snapshot bucket, creating it when it is missing. */
+async function ensureBucket(mods: NatsModules, js: JetStreamClient, o: ResolvedRelayOptions): Promise<KV> {
+  const kvm = new mods.kv.Kvm(js);
+  try {
+    return await kvm.create(o.names.bucket, { history: SNAPSHOT_HISTORY, storage: o.streamLimits.storage === 'memory' ? mods.jetstream.StorageType.Memory : mods.jetstream.StorageType.File, replicas: o.streamLimits.replicas });
+  } catch (cause) {
+    // Created by someone else with other settings: use it as it is.
+    try {
+      return await kvm.open(o.names.bucket);
+    } catch {
+      throw new ExchangeReplicaError('ERR_BUS', `opening KV bucket ${o.names.bucket} failed: ${(cause as Error)?.message ?? String(cause)}`, {}, { cause });
+    }
+  }
+}
+
+function apiCode(error: unknown): number | undefined {
+  const e = error as { code?: unknown; api_error?: { err_code?: unknown } } | null;
+  if (typeof e?.api_error?.err_code === 'number') return e.api_error.err_code;
+  return typeof e?.code === 'number' ? e.code : undefined;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    p.then(
+      (v) => (clearTimeout(t), resolve(v)),
+      (e: unknown) => (clearTimeout(t), reject(e)),
+    );
+  });
+}

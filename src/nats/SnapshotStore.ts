@@ -1,0 +1,66 @@
+/**
+ * Writes snapshots to the KV bucket so that the entry of a stream only moves forward: a
+ * write replaces the entry only when its exchange sequence S is above the entry's (compare
+ * and set on the entry's revision, retried on a conflict). Two relays writing the same
+ * stream therefore leave the newest snapshot, whatever the order of their writes; every
+ * entry is aligned by the relay that wrote it (see StreamRelay), so any of them is valid.
+ */
+import type { KV } from '@nats-io/kv';
+import { decodeSnapshotRecord, encodeSnapshotRecord, type SnapshotRecord } from './busProtocol';
+
+/** Tries of one write when other writers keep changing the entry. */
+const MAX_TRIES = 5;
+/** JetStream's codes for an expected last sequence that did not match (a concurrent write). */
+const WRONG_LAST_SEQUENCE = new Set([10071, 10164]);
+
+/** What a write did, with the entry's sequence afterwards. */
+export interface StoreResult {
+  readonly outcome: 'written' | 'kept';
+  /** The exchange sequence S the entry holds now. */
+  readonly sequence: bigint;
+  /** Its KV revision. */
+  readonly revision: number;
+}
+
+export class SnapshotStore {
+  constructor(private readonly kv: Pick<KV, 'get' | 'create' | 'update'>) {}
+
+  /**
+   * Writes `record` under `key` unless the entry already holds a snapshot at or above its
+   * sequence. @throws the KV's error when a write fails for another reason than a conflict.
+   */
+  async write(key: string, record: SnapshotRecord): Promise<StoreResult> {
+    const value = encodeSnapshotRecord(record);
+    for (let attempt = 1; ; attempt++) {
+      const entry = await this.kv.get(key);
+      const current = entry !== null && entry.operation === 'PUT' ? readRecord(entry.string()) : undefined;
+      if (current !== undefined && current.sequence >= record.sequence) return { outcome: 'kept', sequence: current.sequence, revision: entry!.revision };
+      try {
+        const revision = entry === null ? await this.kv.create(key, value) : await this.kv.update(key, value, entry.revision);
+        return { outcome: 'written', sequence: record.sequence, revision };
+      } catch (error) {
+        if (attempt >= MAX_TRIES || !isConflict(error)) throw error;
+      }
+    }
+  }
+
+  /** The entry of `key`, undefined when there is none or it cannot be read. */
+  async read(key: string): Promise<SnapshotRecord | undefined> {
+    const entry = await this.kv.get(key);
+    return entry !== null && entry.operation === 'PUT' ? readRecord(entry.string()) : undefined;
+  }
+}
+
+function readRecord(text: string): SnapshotRecord | undefined {
+  try {
+    return decodeSnapshotRecord(text);
+  } catch {
+    return undefined; // unreadable: overwritten by the next write
+  }
+}
+
+function isConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'number' && WRONG_LAST_SEQUENCE.has(code)) return true;
+  return /wrong last sequence/i.test((error as Error)?.message ?? '');
+}

@@ -1,0 +1,437 @@
+/**
+ * The wire of the bus: every name and format a relay writes and a consumer reads, in one
+ * place. Nothing here talks to NATS (the relay and the consumers do).
+ *
+ * - One JetStream stream (`ER_UPDATES`, subjects `er.u.>`) holds the updates of every
+ *   stream: one subject per stream key (`er.u.<channel>.<scope tokens>`), one message per
+ *   exchange update, its JetStream message id `<streamKey>#<seq>` (so that two relays
+ *   publishing the same update store it once), headers with the stream key, the exchange
+ *   `seq` and `timestamp_ns`, and the update's `data` as the payload (JSON).
+ * - One KV bucket (`er_snapshots`) holds one snapshot per stream (key `<channel>.<scope
+ *   tokens>`): the snapshot's data, its exchange sequence S and the JetStream sequence a
+ *   consumer reads the stream's subject from (`jsStartSeq`).
+ * - Heartbeats (core NATS, not stored): `er.hb.<relayId>`, the relay's streams and their
+ *   statuses.
+ *
+ * A consumer: read the KV entry (data, S, jsStartSeq), read the subject from `jsStartSeq`,
+ * drop `seq <= S`, require each next `seq` to be the previous + 1, and on a gap read the KV
+ * entry again (it is refreshed by every relay at least every `snapshotRefreshMs`).
+ *
+ * Every bigint travels as a decimal string; JetStream sequences are JSON numbers (they are
+ * numbers in the NATS clients).
+ */
+import { z } from 'zod';
+import { CHANNELS, isChannelName, streamKey, validateScope, type ChannelName, type OperationName, type Scope } from '../protocol';
+
+/** Version of the formats below; a reader refuses a record of another version. */
+export const BUS_FORMAT_VERSION = 1;
+
+/** @default prefix of every name of the bus */
+export const DEFAULT_BUS_PREFIX = 'er';
+
+/** The names of one bus (one prefix: several exchanges can share a NATS account with different prefixes). */
+export interface BusNames {
+  /** The prefix, e.g. `er`. */
+  readonly prefix: string;
+  /** JetStream stream of the updates, e.g. `ER_UPDATES`. */
+  readonly stream: string;
+  /** Subjects of that stream, e.g. `er.u.>`. */
+  readonly updateSubjects: string;
+  /** KV bucket of the snapshots, e.g. `er_snapshots`. */
+  readonly bucket: string;
+  /** Subjects of the heartbeats, e.g. `er.hb.>`. */
+  readonly heartbeatSubjects: string;
+}
+
+const PREFIX_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+
+/**
+ * The names of the bus with `prefix`.
+ * @throws Error when the prefix is not 1 to 32 characters of `a-z 0-9 _ -` starting with a letter.
+ */
+export function busNames(prefix: string = DEFAULT_BUS_PREFIX): BusNames {
+  if (!PREFIX_RE.test(prefix)) throw new Error(`invalid bus prefix ${JSON.stringify(prefix)}: expected 1 to 32 characters of a-z 0-9 _ - starting with a letter`);
+  return {
+    prefix,
+    stream: `${prefix.toUpperCase().replace(/-/g, '_')}_UPDATES`,
+    updateSubjects: `${prefix}.u.>`,
+    bucket: `${prefix}_snapshots`,
+    heartbeatSubjects: `${prefix}.hb.>`,
+  };
+}
+
+// ---- subjects and keys --------------------------------------------------------
+
+/** Bytes kept as they are in a token; every other byte is `-` and two uppercase hex digits. */
+const PLAIN_BYTE = /[A-Za-z0-9_=]/;
+
+/**
+ * One subject token (and KV key token) for any text: letters, digits, `_` and `=` stay, every
+ * other UTF-8 byte becomes `-XX` (so no `.`, space, `*` or `>` can reach a subject, the
+ * result is also a valid KV key part, and two texts never give the same token).
+ */
+export function encodeToken(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    if (PLAIN_BYTE.test(ch)) {
+      out += ch;
+      continue;
+    }
+    for (const b of Buffer.from(ch, 'utf8')) out += `-${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out === '' ? '-' : out;
+}
+
+/** The tokens of a stream: the channel, then `key=value` for each scope key in the stream key's order. */
+function streamTokens(key: string): string {
+  return key.split('|').map(encodeToken).join('.');
+}
+
+/** The subject of a stream's updates, e.g. `er.u.book.market_id=0.is_perps=true`. */
+export function updateSubject(names: BusNames, channel: ChannelName, scope: Scope): string {
+  return `${names.prefix}.u.${streamTokens(streamKey(channel, scope))}`;
+}
+
+/** The KV key of a stream's snapshot, e.g. `book.market_id=0.is_perps=true`. */
+export function snapshotKey(channel: ChannelName, scope: Scope): string {
+  return streamTokens(streamKey(channel, scope));
+}
+
+/** The subject of one relay's heartbeats, e.g. `er.hb.host-1234-ab12`. */
+export function heartbeatSubject(names: BusNames, relayId: string): string {
+  return `${names.prefix}.hb.${encodeToken(relayId)}`;
+}
+
+/** The JetStream message id of one update: JetStream stores each id once within the duplicate window. */
+export function messageId(key: string, seq: bigint): string {
+  return `${key}#${seq}`;
+}
+
+// ---- update messages ----------------------------------------------------------
+
+/** Headers of an update message (besides `Nats-Msg-Id`, which carries {@link messageId}). */
+export const UPDATE_HEADERS = {
+  /** The stream key, e.g. `book|market_id=0|is_perps=true`. */
+  stream: 'Er-Stream',
+  /** The exchange `seq` of the update (decimal). */
+  seq: 'Er-Seq',
+  /** The exchange's `timestamp_ns` of the update (decimal). */
+  timestampNs: 'Er-Timestamp-Ns',
+  /** The relay that stored the message (the first one to publish it). */
+  relay: 'Er-Relay',
+} as const;
+
+/** What an update message carries in its headers. */
+export interface UpdateHeaders {
+  readonly streamKey: string;
+  readonly seq: bigint;
+  readonly timestampNs: bigint;
+  readonly relayId: string;
+}
+
+const DECIMAL = /^[0-9]{1,20}$/;
+
+/**
+ * Reads the headers of an update message (`get` as on a NATS `MsgHdrs`).
+ * @throws Error naming the missing or malformed header.
+ */
+export function readUpdateHeaders(get: (name: string) => string): UpdateHeaders {
+  const key = get(UPDATE_HEADERS.stream);
+  const seq = get(UPDATE_HEADERS.seq);
+  const ts = get(UPDATE_HEADERS.timestampNs);
+  if (key === '') throw new Error(`update message without header ${UPDATE_HEADERS.stream}`);
+  if (!DECIMAL.test(seq)) throw new Error(`update message of ${key}: header ${UPDATE_HEADERS.seq} is not a decimal integer (${JSON.stringify(seq)})`);
+  if (!DECIMAL.test(ts)) throw new Error(`update message of ${key}: header ${UPDATE_HEADERS.timestampNs} is not a decimal integer (${JSON.stringify(ts)})`);
+  return { streamKey: key, seq: BigInt(seq), timestampNs: BigInt(ts), relayId: get(UPDATE_HEADERS.relay) };
+}
+
+/**
+ * JSON of a value made of JSON values only, exactly: a bigint, a non-finite number or
+ * anything JSON cannot carry is refused rather than changed (the REST and feed records hold
+ * u64 quantities as decimal strings, so their `data` always passes).
+ * @throws Error naming the path of the first value JSON cannot carry exactly.
+ */
+export function exactJson(value: unknown): string {
+  checkJsonValue(value, '$');
+  return JSON.stringify(value);
+}
+
+function checkJsonValue(v: unknown, path: string): void {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return;
+    case 'number':
+      if (!Number.isFinite(v)) throw new Error(`${path} is ${v}: JSON cannot carry it`);
+      return;
+    case 'object':
+      if (v === null) return;
+      if (Array.isArray(v)) {
+        v.forEach((x, i) => checkJsonValue(x, `${path}[${i}]`));
+        return;
+      }
+      if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) throw new Error(`${path} is a ${(v as object).constructor?.name ?? 'non-plain object'}: only plain objects are carried`);
+      for (const [k, x] of Object.entries(v)) if (x !== undefined) checkJsonValue(x, `${path}.${k}`);
+      return;
+    default:
+      throw new Error(`${path} is a ${typeof v}: JSON cannot carry it exactly`);
+  }
+}
+
+// ---- snapshots (KV) -----------------------------------------------------------
+
+/**
+ * One KV entry: a snapshot of a stream aligned with the stream's subject. A consumer builds
+ * its state with the channel's reducer (`fromSnapshot(data, scope)`), then applies the
+ * messages of `subject` read from JetStream sequence `jsStartSeq`, dropping those with
+ * `seq <= sequence`; the first one kept is `sequence + 1`.
+ */
+export interface SnapshotRecord {
+  readonly v: typeof BUS_FORMAT_VERSION;
+  readonly streamKey: string;
+  readonly channel: ChannelName;
+  readonly scope: Scope;
+  /** The update subject of the stream. */
+  readonly subject: string;
+  /** The REST operation the snapshot came from (`CHANNELS[channel].snapshot`). */
+  readonly operation: OperationName;
+  /** The exchange sequence S the snapshot includes. */
+  readonly sequence: bigint;
+  /** The exchange's time of the snapshot answer (ns), 0 when it gave none. */
+  readonly timestampNs: bigint;
+  /**
+   * What the channel's reducer builds from (`Reducer.fromSnapshot`), exactly as the REST
+   * client returned it: the answer's `data` for one-page snapshots, every page's records
+   * for `orders`, `{records, exhausted}` (the newest page) for the event channels.
+   */
+  readonly data: unknown;
+  /** The JetStream stream of the updates. */
+  readonly jsStream: string;
+  /** Read `subject` from this JetStream sequence: every update above S is at or after it. */
+  readonly jsStartSeq: number;
+  /** When the relay wrote the entry (Unix ns, the relay's clock). */
+  readonly writtenAtNs: bigint;
+  /** The relay that wrote it. */
+  readonly relayId: string;
+}
+
+const Decimal = z.string().regex(DECIMAL, 'expected a decimal integer string');
+const ScopeSchema = z.record(z.string(), z.union([z.number(), z.boolean(), z.string()]));
+const SnapshotRecordSchema = z.object({
+  v: z.literal(BUS_FORMAT_VERSION),
+  streamKey: z.string().min(1),
+  channel: z.string().refine(isChannelName, 'expected a channel name'),
+  scope: ScopeSchema,
+  subject: z.string().min(1),
+  operation: z.string().min(1),
+  sequence: Decimal,
+  timestampNs: Decimal,
+  data: z.unknown(),
+  jsStream: z.string().min(1),
+  jsStartSeq: z.number().int().min(1),
+  writtenAtNs: Decimal,
+  relayId: z.string(),
+});
+
+/** The KV value of a snapshot (JSON, bigints as decimal strings). @throws Error when `data` holds what JSON cannot carry exactly. */
+export function encodeSnapshotRecord(r: SnapshotRecord): string {
+  checkJsonValue(r.data, '$.data');
+  return JSON.stringify({ ...r, sequence: r.sequence.toString(), timestampNs: r.timestampNs.toString(), writtenAtNs: r.writtenAtNs.toString() });
+}
+
+/**
+ * Reads a KV value written by {@link encodeSnapshotRecord}, checking its shape, its version,
+ * that its scope is valid for its channel and that `streamKey` matches them.
+ * @throws Error naming what is wrong.
+ */
+export function decodeSnapshotRecord(text: string): SnapshotRecord {
+  const parsed = SnapshotRecordSchema.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new Error(`invalid snapshot record: ${parsed.error.issues.map((i) => `${i.path.join('.') || '$'}: ${i.message}`).join('; ')}`);
+  const p = parsed.data;
+  const channel = p.channel as ChannelName;
+  const scoped = validateScope(channel, p.scope);
+  if (!scoped.ok) throw new Error(`invalid snapshot record: ${scoped.message}`);
+  if (streamKey(channel, scoped.scope) !== p.streamKey) throw new Error(`invalid snapshot record: streamKey ${p.streamKey} does not match channel ${channel} and its scope`);
+  if (CHANNELS[channel].snapshot !== p.operation) throw new Error(`invalid snapshot record: operation ${p.operation} is not the snapshot of ${channel}`);
+  return {
+    v: BUS_FORMAT_VERSION,
+    streamKey: p.streamKey,
+    channel,
+    scope: scoped.scope,
+    subject: p.subject,
+    operation: p.operation as OperationName,
+    sequence: BigInt(p.sequence),
+    timestampNs: BigInt(p.timestampNs),
+    data: p.data,
+    jsStream: p.jsStream,
+    jsStartSeq: p.jsStartSeq,
+    writtenAtNs: BigInt(p.writtenAtNs),
+    relayId: p.relayId,
+  };
+}
+
+// ---- heartbeats ---------------------------------------------------------------
+
+/** Status of one stream a relay carries (the statuses of `ExchangeClient` replicas). */
+export type RelayStreamStatus = 'syncing' | 'live' | 'resyncing' | 'stale' | 'failed';
+
+/** One stream in a heartbeat. */
+export interface HeartbeatStream {
+  readonly streamKey: string;
+  readonly channel: ChannelName;
+  readonly scope: Scope;
+  readonly subject: string;
+  /** The KV key of its snapshot. */
+  readonly snapshotKey: string;
+  readonly status: RelayStreamStatus;
+  /** The newest exchange `seq` this relay published (acknowledged by JetStream), or null. */
+  readonly publishedSeq: bigint | null;
+  /** The exchange sequence S of the newest snapshot this relay wrote or found in the KV bucket, or null. */
+  readonly snapshotSequence: bigint | null;
+  /** Updates published (acknowledged) by this relay, duplicates included. */
+  readonly published: number;
+  /** Of those, the ones JetStream already held (published first by another relay). */
+  readonly duplicates: number;
+  /** Times this stream was (re)synced from a snapshot. */
+  readonly syncs: number;
+}
+
+/** The payload of a heartbeat (JSON on `er.hb.<relayId>`). */
+export interface Heartbeat {
+  readonly v: typeof BUS_FORMAT_VERSION;
+  readonly relayId: string;
+  /** `running`, or `closing` for the last heartbeat of a relay that stops. */
+  readonly state: 'running' | 'closing';
+  /** The relay's clock (Unix ns). */
+  readonly atNs: bigint;
+  /** Heartbeats are sent every this many ms: missing three means the relay is gone. */
+  readonly intervalMs: number;
+  /** Each stream's snapshot is rewritten at least this often (ms) while the stream is live. */
+  readonly snapshotRefreshMs: number;
+  /** The exchange feed connection's state (`open`, `reconnecting`, ...). */
+  readonly feed: string;
+  readonly jsStream: string;
+  readonly bucket: string;
+  readonly streams: readonly HeartbeatStream[];
+}
+
+const NullableDecimal = Decimal.nullable();
+const HeartbeatSchema = z.object({
+  v: z.literal(BUS_FORMAT_VERSION),
+  relayId: z.string(),
+  state: z.enum(['running', 'closing']),
+  atNs: Decimal,
+  intervalMs: z.number().positive(),
+  snapshotRefreshMs: z.number().positive(),
+  feed: z.string(),
+  jsStream: z.string(),
+  bucket: z.string(),
+  streams: z.array(
+    z.object({
+      streamKey: z.string(),
+      channel: z.string().refine(isChannelName, 'expected a channel name'),
+      scope: ScopeSchema,
+      subject: z.string(),
+      snapshotKey: z.string(),
+      status: z.enum(['syncing', 'live', 'resyncing', 'stale', 'failed']),
+      publishedSeq: NullableDecimal,
+      snapshotSequence: NullableDecimal,
+      published: z.number().int().min(0),
+      duplicates: z.number().int().min(0),
+      syncs: z.number().int().min(0),
+    }),
+  ),
+});
+
+/** The heartbeat payload (JSON, bigints as decimal strings). */
+export function encodeHeartbeat(h: Heartbeat): string {
+  return JSON.stringify({
+    ...h,
+    atNs: h.atNs.toString(),
+    streams: h.streams.map((s) => ({ ...s, publishedSeq: s.publishedSeq?.toString() ?? null, snapshotSequence: s.snapshotSequence?.toString() ?? null })),
+  });
+}
+
+/** Reads a heartbeat payload. @throws Error naming what is wrong. */
+export function decodeHeartbeat(text: string): Heartbeat {
+  const parsed = HeartbeatSchema.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new Error(`invalid heartbeat: ${parsed.error.issues.map((i) => `${i.path.join('.') || '$'}: ${i.message}`).join('; ')}`);
+  const p = parsed.data;
+  return {
+    ...p,
+    v: BUS_FORMAT_VERSION,
+    atNs: BigInt(p.atNs),
+    streams: p.streams.map((s) => ({
+      ...s,
+      channel: s.channel as ChannelName,
+      scope: s.scope as Scope,
+      publishedSeq: s.publishedSeq === null ? null : BigInt(s.publishedSeq),
+      snapshotSequence: s.snapshotSequence === null ? null : BigInt(s.snapshotSequence),
+    })),
+  };
+}
+
+// ---- the JetStream stream and the KV bucket -----------------------------------
+
+/** Limits of the updates stream (applied when a relay creates it; an existing stream is kept as it is). */
+export interface BusStreamLimits {
+  /** Window in which JetStream drops a second message with the same id. @default 120000 (2 min) */
+  readonly duplicateWindowMs?: number;
+  /** Messages older than this are removed. Must be at least the duplicate window. @default 900000 (15 min) */
+  readonly maxAgeMs?: number;
+  /** Messages kept per subject (per stream key); older ones are removed first. @default 100000 */
+  readonly maxMsgsPerSubject?: number;
+  /** Bytes kept in the stream (-1: no bound besides the age and per-subject bounds). @default -1 */
+  readonly maxBytes?: number;
+  /** Where JetStream keeps it. @default 'file' */
+  readonly storage?: 'file' | 'memory';
+  /** Copies in a JetStream cluster. @default 1 */
+  readonly replicas?: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: Required<BusStreamLimits> = Object.freeze({
+  duplicateWindowMs: 120_000,
+  maxAgeMs: 900_000,
+  maxMsgsPerSubject: 100_000,
+  maxBytes: -1,
+  storage: 'file',
+  replicas: 1,
+});
+
+const NS_PER_MS = 1_000_000;
+
+/**
+ * The configuration of the updates stream (JetStream API field names; only what
+ * nats-server 2.9 knows). Limits retention, discard old.
+ */
+export function updateStreamConfig(names: BusNames, limits: Required<BusStreamLimits>): UpdateStreamConfig {
+  return {
+    name: names.stream,
+    subjects: [names.updateSubjects],
+    retention: 'limits',
+    discard: 'old',
+    storage: limits.storage,
+    num_replicas: limits.replicas,
+    duplicate_window: limits.duplicateWindowMs * NS_PER_MS,
+    max_age: limits.maxAgeMs * NS_PER_MS,
+    max_msgs_per_subject: limits.maxMsgsPerSubject,
+    max_bytes: limits.maxBytes,
+  };
+}
+
+/** The updates stream's configuration, in the JetStream API's field names and units (ns). */
+export interface UpdateStreamConfig {
+  readonly name: string;
+  readonly subjects: readonly string[];
+  readonly retention: 'limits';
+  readonly discard: 'old';
+  readonly storage: 'file' | 'memory';
+  readonly num_replicas: number;
+  readonly duplicate_window: number;
+  readonly max_age: number;
+  readonly max_msgs_per_subject: number;
+  readonly max_bytes: number;
+}
+
+/** Entries of a streams's snapshot kept in the bucket: the newest only. */
+export const SNAPSHOT_HISTORY = 1;

@@ -1,0 +1,38 @@
+/**
+ * exchange-replica/nats: many processes, one feed. A `ReplicaRelay` keeps one exchange
+ * connection and republishes its streams on NATS JetStream (updates on one subject per
+ * stream, aligned snapshots in a KV bucket, heartbeats with statuses); consumers in other
+ * processes read them. Needs the optional peer dependencies `@nats-io/transport-node`,
+ * `@nats-io/jetstream` and `@nats-io/kv` (3.x) and a nats-server (2.9 or newer) with JetStream.
+ */
+export { ReplicaRelay, type RelayStatusChange } from './ReplicaRelay';
+export { type ReplicaRelayOptions, type RelayStream } from './relayOptions';
+export { marketStreams, accountStreams, defaultStreams, DEFAULT_MARKET_CHANNELS, DEFAULT_ACCOUNT_CHANNELS } from './relayStreams';
+export type { BreakReason } from './StreamRelay';
+export {
+  BUS_FORMAT_VERSION,
+  DEFAULT_BUS_PREFIX,
+  DEFAULT_STREAM_LIMITS,
+  UPDATE_HEADERS,
+  busNames,
+  encodeToken,
+  updateSubject,
+  snapshotKey,
+  heartbeatSubject,
+  messageId,
+  readUpdateHeaders,
+  exactJson,
+  encodeSnapshotRecord,
+  decodeSnapshotRecord,
+  encodeHeartbeat,
+  decodeHeartbeat,
+  updateStreamConfig,
+  type BusNames,
+  type BusStreamLimits,
+  type UpdateHeaders,
+  type SnapshotRecord,
+  type Heartbeat,
+  type HeartbeatStream,
+  type RelayStreamStatus,
+} from './busProtocol';
+export { loadNats, NATS_PACKAGES, type NatsModules } from './natsModules';
