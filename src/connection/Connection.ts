@@ -12,10 +12,11 @@ import type { Observable } from 'rxjs';
 import { Backoff } from '../clock/Backoff';
 import type { Timer } from '../clock/Clock';
 import { ClientClosedError, ConnectionFailedError, FrameTooLargeError, type ExchangeReplicaError } from '../errors';
-import type { ClientFrame } from '../protocol';
+import { messageOf } from '../errors/messageOf';
+import { writeClientFrame, type ClientFrame } from '../protocol';
 import { resolveConnectionOptions, SOCKET_OPEN, type ConnectionOptions, type RawSocketData, type ResolvedConnectionOptions, type WebSocketLike } from './connectionOptions';
-import { ConnectionState, type ConnectionStateName, type StateChange } from './connectionState';
-import { KeepAlive } from './keepAlive';
+import { ConnectionState, type ConnectionStateName, type StateChange } from './ConnectionState';
+import { KeepAlive } from './KeepAlive';
 import { reconnectLoop } from './reconnectPolicy';
 
 /** Payload of `open`. */
@@ -150,7 +151,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   send(frame: ClientFrame): boolean {
     const ws = this.socket;
     if (ws === undefined || ws.readyState !== SOCKET_OPEN) return false;
-    ws.send(JSON.stringify(frame));
+    ws.send(writeClientFrame(frame));
     return true;
   }
 
@@ -195,6 +196,24 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     if (this.socket !== undefined) this.closingReason = reason;
   }
 
+  /**
+   * Goes back to `idle`: the socket closed normally (or the attempt to open one abandoned), no
+   * reconnect, every timer released; `connect()` opens a new one. The router calls it when no
+   * stream has had a subscriber for `idleCloseMs`, so that a process holding a client it
+   * forgot to close can exit. Does nothing unless `connecting`, `open` or `reconnecting`.
+   */
+  disconnect(reason: string): void {
+    if (this.state !== 'connecting' && this.state !== 'open' && this.state !== 'reconnecting') return;
+    this.loop?.abort(new ClientClosedError('the connection went idle'));
+    this.loop = undefined;
+    const ws = this.detach();
+    this.backoff.reset();
+    this.machine.setState('idle', reason);
+    if (ws === undefined) return;
+    ws.close(NORMAL_CLOSURE, 'idle');
+    this.emit('close', { code: NORMAL_CLOSURE, reason, willReconnect: false });
+  }
+
   /** Closes for good: no reconnect, every timer released. Idempotent. */
   close(): void {
     if (this.state === 'closed') return;
@@ -217,7 +236,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
         // permessage-deflate stays offered (the feed may compress): maxPayload bounds the inflated size too.
         ws = new this.options.WebSocket(this.options.url, { maxPayload: this.options.maxFrameBytes, perMessageDeflate: true });
       } catch (e) {
-        const message = `cannot open a socket to ${this.options.url}: ${(e as Error).message}`;
+        const message = `cannot open a socket to ${this.options.url}: ${messageOf(e)}`;
         return reject(new ConnectionFailedError(message, {}, { cause: e }));
       }
       let settled = false;
@@ -226,13 +245,13 @@ export class Connection extends EventEmitter<ConnectionEvents> {
         timer.cancel();
         signal.removeEventListener('abort', onAbort);
       };
-      const failAttempt = (error: Error) => {
+      const failAttempt = (error: unknown) => {
         if (settled) return;
         settle();
         ws.terminate();
         reject(error);
       };
-      const onAbort = () => failAttempt(signal.reason as Error);
+      const onAbort = () => failAttempt(signal.reason);
       const timer = this.options.clock.setTimer(() => failAttempt(new Error(`socket not open after ${this.options.connectTimeoutMs} ms`)), this.options.connectTimeoutMs);
       signal.addEventListener('abort', onAbort, { once: true });
 
@@ -248,7 +267,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
       ws.on('error', (error) => {
         if (!settled) failAttempt(error);
         else if (ws !== this.socket) return;
-        else if (WS_TOO_LARGE_CODES.has((error as { code?: unknown }).code)) this.dropOversizedFrame(error.message, error);
+        else if ('code' in error && WS_TOO_LARGE_CODES.has(error.code)) this.dropOversizedFrame(error.message, error);
         else this.lastSocketError = error;
       });
       ws.on('close', (code, reason) => {

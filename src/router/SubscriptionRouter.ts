@@ -7,8 +7,10 @@
  * the connection is told what to do by a command (`fail`, `reconnect`, `expectClose`).
  */
 import { filter, Observable, Subject, type Subscriber } from 'rxjs';
+import type { Timer } from '../clock/Clock';
 import type { Connection } from '../connection/Connection';
 import { ClientClosedError, ConnectionFailedError, FeedError, FrameError, RequestTimeoutError, SubscriberError, type ExchangeReplicaError } from '../errors';
+import { messageOf } from '../errors/messageOf';
 import {
   CHANNELS,
   frameSubscriptionId,
@@ -28,13 +30,14 @@ import {
   type ValidateOptions,
 } from '../protocol';
 import { checkSubscription } from './checkSubscription';
-import { PendingRequests } from './pendingRequests';
+import { PendingRequests } from './PendingRequests';
 import { resolveRouterOptions, type ResolvedRouterOptions, type RouterOptions } from './routerOptions';
 import type { RouterEvent, UpdateEvent } from './RouterEvent';
-import { SubscriptionRegistry, type StreamEntry } from './subscriptionRegistry';
+import type { StreamEntry } from './StreamEntry';
+import { SubscriptionRegistry } from './SubscriptionRegistry';
 
 /** What the router needs of a connection (a `Connection` has it all). */
-export type RouterConnection = Pick<Connection, 'connect' | 'send' | 'nextRequestId' | 'state' | 'generation' | 'failureError' | 'url' | 'fail' | 'reconnect' | 'expectClose' | 'on' | 'off'>;
+export type RouterConnection = Pick<Connection, 'connect' | 'disconnect' | 'send' | 'nextRequestId' | 'state' | 'generation' | 'failureError' | 'url' | 'fail' | 'reconnect' | 'expectClose' | 'on' | 'off'>;
 
 type PendingRequest = { readonly kind: 'subscribe'; readonly entry: StreamEntry } | { readonly kind: 'unsubscribe'; readonly subscriptionId: string };
 
@@ -62,6 +65,8 @@ export class SubscriptionRouter {
   /** The current socket delivered a frame other than a closing error: its feed was serving. */
   private serving = false;
   private closed = false;
+  /** Armed while no stream has a subscriber: closes the idle connection (`idleCloseMs`). */
+  private idleTimer: Timer | undefined;
 
   /** @throws InvalidParameterError on an option that cannot work. */
   constructor(
@@ -94,6 +99,7 @@ export class SubscriptionRouter {
       if (!checked.ok) return subscriber.error(checked.error);
       const entry = this.registry.acquire(streamKey(checked.channel, checked.scope), checked.channel, checked.scope);
       entry.observers.add(subscriber);
+      this.cancelIdleClose();
       if (entry.phase === 'active') {
         subscriber.next({ kind: 'subscribed', subscriptionId: entry.subscriptionId!, generation: entry.generation });
       } else if (entry.phase === 'idle') {
@@ -126,6 +132,7 @@ export class SubscriptionRouter {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.cancelIdleClose();
     this.connection.off('open', this.onOpen);
     this.connection.off('message', this.onMessage);
     this.connection.off('close', this.onClose);
@@ -162,12 +169,38 @@ export class SubscriptionRouter {
   /** One subscriber left; the last one of a stream takes the server subscription down. */
   private release(entry: StreamEntry, subscriber: Subscriber<RouterEvent>): void {
     entry.observers.delete(subscriber);
+    this.armIdleClose();
     if (entry.observers.size > 0 || !this.registry.isCurrent(entry)) return;
     // In flight: the entry stays, so a quick re-subscribe joins it; an ack nobody wants is undone on arrival.
     if (entry.phase === 'subscribing') return;
     const id = entry.phase === 'active' ? entry.subscriptionId : undefined;
     this.registry.forget(entry);
     if (id !== undefined) this.unsubscribe(id);
+  }
+
+  /** No stream has a subscriber: close the connection after `idleCloseMs` unless one comes back. */
+  private armIdleClose(): void {
+    const delay = this.options.idleCloseMs;
+    if (this.closed || this.idleTimer !== undefined || delay === Number.POSITIVE_INFINITY || this.hasSubscribers()) return;
+    // unref: this timer must not be what keeps a process alive (the socket does, until it fires).
+    this.idleTimer = this.options.clock.setTimer(
+      () => {
+        this.idleTimer = undefined;
+        if (!this.closed && !this.hasSubscribers()) this.connection.disconnect(`no subscriber for ${delay} ms`);
+      },
+      delay,
+      { unref: true },
+    );
+  }
+
+  private cancelIdleClose(): void {
+    this.idleTimer?.cancel();
+    this.idleTimer = undefined;
+  }
+
+  private hasSubscribers(): boolean {
+    for (const entry of this.registry.entries()) if (entry.observers.size > 0) return true;
+    return false;
   }
 
   private readonly onRequestTimeout = (requestId: string, request: PendingRequest): void => {
@@ -242,7 +275,7 @@ export class SubscriptionRouter {
       }
     } catch (cause) {
       // A bug or a throwing decoder must not take the connection down.
-      this.undecodable(text, new FrameError(`frame could not be routed: ${(cause as Error)?.message ?? String(cause)} (frame: ${text.slice(0, FRAME_EXCERPT)})`, {}, { cause }));
+      this.undecodable(text, new FrameError(`frame could not be routed: ${messageOf(cause)} (frame: ${text.slice(0, FRAME_EXCERPT)})`, {}, { cause }));
     }
   };
 

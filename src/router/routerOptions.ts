@@ -30,6 +30,13 @@ export interface RouterOptions {
   readonly decode?: FrameDecoder;
   /** Time source: `receivedAtNs` of updates (its `nowNs()`) and request deadlines (its timers). @default systemClock */
   readonly clock?: Clock;
+  /**
+   * When no stream has had a subscriber for this long, the feed connection is closed (state
+   * `idle`); the next subscribe opens it again. A process that forgot `close()` can then exit
+   * once its subscribers are gone. `Infinity` keeps the connection open.
+   * @default 5000
+   */
+  readonly idleCloseMs?: number;
 }
 
 export interface ResolvedRouterOptions {
@@ -38,6 +45,7 @@ export interface ResolvedRouterOptions {
   readonly onDrift: ((report: DriftReport, context: DriftContext) => void) | undefined;
   readonly decode: FrameDecoder;
   readonly clock: Clock;
+  readonly idleCloseMs: number;
 }
 
 /**
@@ -51,7 +59,9 @@ export function resolveRouterOptions(options: RouterOptions): ResolvedRouterOpti
     onDrift: options.onDrift,
     decode: options.decode ?? fastDecodeServerFrame,
     clock: options.clock ?? systemClock,
+    idleCloseMs: options.idleCloseMs ?? 5_000,
   };
+  if (!(resolved.idleCloseMs >= 0)) throw new InvalidParameterError(`invalid 'idleCloseMs': expected a number of milliseconds >= 0 (or Infinity), got ${String(resolved.idleCloseMs)}`, { param: 'idleCloseMs' });
   if (!(resolved.requestTimeoutMs > 0)) throw new InvalidParameterError(`requestTimeoutMs must be > 0: got ${resolved.requestTimeoutMs}`, { param: 'requestTimeoutMs' });
   return resolved;
 }
