@@ -1,4 +1,4 @@
-/** Jest: TypeScript and ESM-only dependencies (p-retry, is-network-error) go through SWC to CommonJS. */
+/** Jest: TypeScript goes through SWC to CommonJS (dependencies are loaded as published). */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
@@ -6,7 +6,6 @@ module.exports = {
   transform: {
     '^.+\\.(t|j)s$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(p-retry|is-network-error)/)'],
   testTimeout: 30000,
   maxWorkers: 2,
 };

@@ -8,9 +8,8 @@ import { defineConfig } from 'tsup';
  * self-contained declaration file per entry and format (`.d.ts` beside the ESM file, `.d.cts`
  * beside the CJS one).
  *
- * p-retry (with is-network-error) is ESM-only, and the CJS default export of bs58 (with
- * base-x) does not survive interop: these four are bundled, hence devDependencies (their MIT
- * notices are in LICENSE), so `require('exchange-replica')` needs no require(esm) and works
+ * The CJS default export of bs58 (with base-x) does not survive interop: these two are
+ * bundled, hence devDependencies (their MIT notices are in LICENSE), so `require('exchange-replica')` needs no require(esm) and works
  * under loaders that only load CommonJS (jest).
  *
  * Declarations are bundled by dts-bundle-generator, not by tsup's rollup-plugin-dts, which
@@ -62,7 +61,7 @@ export default defineConfig([
     // One copy of the shared code (ExchangeReplicaError above all) for both entries: `instanceof`
     // holds across `exchange-replica` and `exchange-replica/simulator` (ESM and CJS chunks).
     splitting: true,
-    noExternal: ['p-retry', 'is-network-error', 'bs58', 'base-x'],
+    noExternal: ['bs58', 'base-x'],
     onSuccess: async () => writeDeclarations(),
   },
   {
@@ -74,6 +73,6 @@ export default defineConfig([
     platform: 'node',
     clean: true,
     splitting: false,
-    noExternal: ['p-retry', 'is-network-error', 'bs58', 'base-x'],
+    noExternal: ['bs58', 'base-x'],
   },
 ]);
