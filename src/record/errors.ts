@@ -1,0 +1,30 @@
+/** The errors of recording and replay. */
+import { ExchangeReplicaError, type ErrorContext } from '../errors';
+
+/** A file that is not a recording (or of a format version this library cannot read), or cannot be read at all. */
+export class RecordingFormatError extends ExchangeReplicaError {
+  constructor(message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
+    super('ERR_RECORDING_INVALID', message, context, options);
+  }
+}
+
+/**
+ * The client under replay did something the recording does not have at that point (read the
+ * clock where the recording has a socket frame, asked another URL, cancelled a timer that
+ * fired during the recording...), or did nothing while the recording expected it to act:
+ * from there on, its states would no longer be the recorded ones. `position` is the number
+ * (0-based) of the recording's entry where the two parted.
+ */
+export class ReplayDivergenceError extends ExchangeReplicaError {
+  constructor(
+    message: string,
+    /** Index of the entry of the session where the replay diverged. */
+    readonly position: number,
+    /** What the recording has there. */
+    readonly expected: string,
+    /** What the client did instead. */
+    readonly actual: string,
+  ) {
+    super('ERR_REPLAY_DIVERGED', message);
+  }
+}

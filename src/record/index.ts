@@ -1,0 +1,11 @@
+/**
+ * Recording and replay of a client's inputs: `FeedRecorder` (the `record` option of
+ * `ExchangeClient`) writes them to a file, `Replayer` feeds them back to a client, exactly.
+ */
+export { FeedRecorder, type FeedRecorderOptions, type RecorderStats } from './FeedRecorder';
+export { Replayer, type ReplayOptions, type ReplayResult, type ReplayState } from './Replayer';
+export { Recording, SessionCursor, type SessionInfo } from './Recording';
+export { RecordingFormatError, ReplayDivergenceError } from './errors';
+export type { TornTail, ChunkRef } from './chunks';
+export type { Entry, InputEntry, OutputEntry, SessionHeader, SessionEnd, RecordingStopReason } from './entries';
+export type { JsonValue } from './json';
