@@ -18,7 +18,7 @@ import { ExchangeReplicaError } from '../errors';
 import type { OperationName, ParamValues } from '../protocol';
 import { channelReducer } from '../replicas/channelReducers';
 import { loadSinglePage, type LoadedSnapshot, type SnapshotPage, type SnapshotRequest } from '../replicas';
-import { BUS_FORMAT_VERSION, encodeHeartbeat, heartbeatSubject, SNAPSHOT_HISTORY, UPDATE_HEADERS, updateStreamConfig, type Heartbeat, type HeartbeatStream, type RelayStreamStatus } from './busProtocol';
+import { BUS_FORMAT_VERSION, exactJson, MARKETS_META_KEY, type MarketsMeta, encodeHeartbeat, heartbeatSubject, SNAPSHOT_HISTORY, UPDATE_HEADERS, updateStreamConfig, type Heartbeat, type HeartbeatStream, type RelayStreamStatus } from './busProtocol';
 import { loadNats, type NatsModules } from './natsModules';
 import { OrderedPublisher } from './OrderedPublisher';
 import { resolveRelayOptions, type RelayStream, type ReplicaRelayOptions, type ResolvedRelayOptions } from './relayOptions';
@@ -101,6 +101,7 @@ export class ReplicaRelay {
       await ensureStream(mods, jsm, o);
       const kv = await ensureBucket(mods, js, o);
       const streams = o.streams ?? (await defaultStreams(client));
+      await writeMarketsMeta(client, kv, o.relayId).catch(() => undefined); // labels for consumers only: never fatal
       const relay = new ReplicaRelay(o, mods, client, ownsClient, nats, ownsNats, js, jsm, kv);
       relay.run(streams);
       return relay;
@@ -307,6 +308,17 @@ async function ensureBucket(mods: NatsModules, js: JetStreamClient, o: ResolvedR
       throw new ExchangeReplicaError('ERR_BUS', `opening KV bucket ${o.names.bucket} failed: ${(cause as Error)?.message ?? String(cause)}`, {}, { cause });
     }
   }
+}
+
+/** The exchange's markets (and tokens when served) under MARKETS_META_KEY, for consumers without REST (`view --nats`). */
+async function writeMarketsMeta(client: ExchangeClient, kv: KV, relayId: string): Promise<void> {
+  const markets = (await client.rest.markets({ market_type: 'all' })).data;
+  const tokens = await client.rest.tokens().then(
+    (r) => r.data,
+    () => null,
+  );
+  const meta: MarketsMeta = { v: BUS_FORMAT_VERSION, markets, tokens, relayId };
+  await kv.put(MARKETS_META_KEY, exactJson(meta));
 }
 
 function apiCode(error: unknown): number | undefined {

@@ -435,3 +435,18 @@ export interface UpdateStreamConfig {
 
 /** Entries of a streams's snapshot kept in the bucket: the newest only. */
 export const SNAPSHOT_HISTORY = 1;
+
+// ---- exchange metadata (KV) ---------------------------------------------------
+
+/** KV key of the exchange's market list, written by every relay when it starts (no channel is named `meta`). */
+export const MARKETS_META_KEY = 'meta.markets';
+
+/** The value under {@link MARKETS_META_KEY}: what consumers without REST need to label markets. */
+export interface MarketsMeta {
+  readonly v: typeof BUS_FORMAT_VERSION;
+  /** The `data` of REST `markets` (market_type all), as the relay's REST client returned it. */
+  readonly markets: readonly unknown[];
+  /** The `data` of REST `tokens`, or null when the exchange does not serve it. */
+  readonly tokens: readonly unknown[] | null;
+  readonly relayId: string;
+}

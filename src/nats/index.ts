@@ -5,6 +5,8 @@
  * processes read them. Needs the optional peer dependencies `@nats-io/transport-node`,
  * `@nats-io/jetstream` and `@nats-io/kv` (3.x) and a nats-server (2.9 or newer) with JetStream.
  */
+export { BusSource, type BusSourceOptions, type CarriedStream } from './BusSource';
+export { BusClient, type BusClientOptions } from './BusClient';
 export { ReplicaRelay, type RelayStatusChange } from './ReplicaRelay';
 export { type ReplicaRelayOptions, type RelayStream } from './relayOptions';
 export { marketStreams, accountStreams, defaultStreams, DEFAULT_MARKET_CHANNELS, DEFAULT_ACCOUNT_CHANNELS } from './relayStreams';
@@ -34,5 +36,7 @@ export {
   type Heartbeat,
   type HeartbeatStream,
   type RelayStreamStatus,
+  MARKETS_META_KEY,
+  type MarketsMeta,
 } from './busProtocol';
 export { loadNats, NATS_PACKAGES, type NatsModules } from './natsModules';

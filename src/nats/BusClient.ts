@@ -1,0 +1,58 @@
+/**
+ * BusClient: the replicas of `ExchangeClient` (the same observables, statuses, pool, metrics,
+ * `whenLive`, `iterate`) fed from NATS JetStream by `ReplicaRelay`s instead of the exchange:
+ * an `ExchangeClient` whose replicas run on a `BusSource`. It never opens an exchange feed
+ * connection for its replicas; `rest` calls `restUrl` when one is given.
+ */
+import { ExchangeClient, type ExchangeClientOptions } from '../client';
+import { BusSource, type BusSourceOptions, type CarriedStream } from './BusSource';
+
+/** Where `rest` points without a `restUrl`: a name that never resolves (every call fails). */
+const NO_REST_URL = 'http://no-rest-url.invalid';
+
+export interface BusClientOptions extends BusSourceOptions, Omit<ExchangeClientOptions, 'restUrl' | 'source' | 'clock'> {
+  /** REST base URL for `client.rest` calls (the replicas never use it). @default none: `rest` calls fail */
+  readonly restUrl?: string;
+}
+
+/**
+ * @example
+ * const client = new BusClient({ natsUrl: 'nats://127.0.0.1:4222' });
+ * client.orderBook({ market_type: 'perp', market_id: 0 }).subscribe(({ status, state }) => {
+ *   if (status === 'live') console.log(state.bestBid(), state.bestAsk());
+ * });
+ * console.log(await client.streams()); // what the relays carry
+ * await client.close();
+ */
+export class BusClient extends ExchangeClient {
+  /** The source of the replicas (NATS connection, heartbeats, KV). */
+  readonly bus: BusSource;
+
+  /** @throws InvalidParameterError for a missing NATS URL or a bad option. */
+  constructor(options: BusClientOptions) {
+    const bus = new BusSource(options);
+    const { natsUrl: _u, nats: _n, natsOptions: _o, prefix: _p, missedHeartbeats: _m, checkMs: _c, onError: _e, ...rest } = options;
+    super({ ...rest, restUrl: options.restUrl ?? NO_REST_URL, clock: options.clock, source: bus });
+    this.bus = bus;
+    void bus.open().catch(() => undefined);
+  }
+
+  /**
+   * The streams relays carry (from their heartbeats), after waiting up to `waitMs` for the
+   * first heartbeats. @throws ExchangeReplicaError ERR_BUS when the NATS packages are missing
+   */
+  async streams(options: { readonly waitMs?: number } = {}): Promise<CarriedStream[]> {
+    await this.bus.open();
+    const deadline = Date.now() + (options.waitMs ?? 2500);
+    for (;;) {
+      const carried = this.bus.carried();
+      if (carried.length > 0 || Date.now() >= deadline) return carried;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  override async close(): Promise<void> {
+    await super.close();
+    await this.bus.close();
+  }
+}

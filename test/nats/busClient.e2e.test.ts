@@ -1,0 +1,106 @@
+/**
+ * BusClient against a relay, the simulator and a real nats-server, in one process: book,
+ * bbo, market stats, trades, funding rates and an account (parts and combined) go live from
+ * the bus and equal the simulator's truth at a paused checkpoint, trades exactly once; after
+ * simulator faults on the relay's feed (a stream resync, a silent gap) they are exact again.
+ */
+import { filter, firstValueFrom, timeout } from 'rxjs';
+import { accountStreams, BusClient, marketStreams, type ReplicaRelay } from '../../src/nats';
+import type { Simulator } from '../../src/simulator';
+import { ReplicaFleet, type FleetSpec } from '../e2e/ReplicaFleet';
+import { startRelay, startSim, waitUntil } from './busHarness';
+import { NatsServer } from './natsServer';
+
+jest.setTimeout(90_000);
+
+const MARKET_CHANNELS = ['book', 'bbo', 'marketStats', 'trades', 'fundingRates'] as const;
+
+let nats: NatsServer;
+let sim: Simulator | undefined;
+let relay: ReplicaRelay | undefined;
+let client: BusClient | undefined;
+let fleet: ReplicaFleet | undefined;
+const diag: unknown[] = [];
+
+beforeAll(async () => {
+  nats = await NatsServer.start();
+});
+afterAll(async () => {
+  await nats?.stop();
+});
+afterEach(async () => {
+  fleet?.stop();
+  await client?.close();
+  await relay?.close();
+  await sim?.stop();
+  fleet = undefined;
+  client = undefined;
+  relay = undefined;
+  sim = undefined;
+});
+
+async function until(f: ReplicaFleet, pred: () => boolean, what: string, ms = 30_000): Promise<void> {
+  if (pred()) return;
+  await firstValueFrom(f.changed$.pipe(filter(pred), timeout({ first: ms, with: () => { throw new Error(`timed out after ${ms} ms waiting for ${what}; not live: ${f.notLive().join(', ')}`); } })));
+}
+
+async function expectExact(s: Simulator, f: ReplicaFleet, label: string): Promise<void> {
+  s.pause();
+  const r = await f.checkpoint(s, 25_000);
+  if (r.notConverged.length > 0 || r.waitedMs > 3000) {
+    // eslint-disable-next-line no-console
+    console.log(label, r.waitedMs, JSON.stringify(relay?.describe().map((d) => [d.streamKey, d.status, String(d.publishedSeq), String(d.snapshotSequence), d.syncs])), JSON.stringify(client?.resyncCounts()), diag.map(String).slice(-10));
+  }
+  expect({ label, notConverged: r.notConverged, divergences: r.divergences }).toEqual({ label, notConverged: [], divergences: [] });
+  const { checked, gapped: _gapped, ...faults } = r.events;
+  expect({ label, ...faults }).toEqual({ label, duplicates: 0, missing: 0, mismatched: 0, unknown: 0, examples: [] });
+  expect({ label, checked: checked > 0 }).toEqual({ label, checked: true });
+  s.resume();
+}
+
+test('every replica of a BusClient goes live from the bus and equals the truth; again after faults on the relay feed', async () => {
+  sim = await startSim({ eventsPerSecond: 400, seed: 11 });
+  const trader = sim.engine.accounts[1]!.address;
+  const spec: FleetSpec = {
+    markets: [
+      { market_type: 'perp', market_id: 1 },
+      { market_type: 'spot', market_id: 3 },
+    ],
+    resolutions: [],
+    markResolutions: [],
+    accounts: [{ address: trader, subaccount_id: 0 }],
+  };
+  const prefix = 'bc1';
+  relay = await startRelay(sim, nats.url, {
+    prefix,
+    relayId: 'relay-a',
+    snapshotAheadMs: 1000,
+    streams: [...marketStreams('perp', 1, MARKET_CHANNELS), ...marketStreams('spot', 3, MARKET_CHANNELS), ...accountStreams(trader, 0)],
+  });
+  const errors: unknown[] = [];
+  client = new BusClient({ natsUrl: nats.url, prefix, replica: { livenessMs: 0 }, onError: (e) => (errors.push(e), diag.push(e)) });
+  client.errors$.subscribe((e) => diag.push(e));
+  const streams = await client.streams();
+  expect(streams.map((s) => s.streamKey)).toEqual(relay.describe().map((d) => d.streamKey).sort());
+  fleet = new ReplicaFleet(client, spec).start();
+  await until(fleet, () => fleet!.allLive(), 'every replica live from the bus');
+  let emissions = 0;
+  const counted = fleet.changed$.subscribe(() => emissions++);
+  await until(fleet, () => emissions >= 300, '300 emissions');
+  counted.unsubscribe();
+  await expectExact(sim, fleet, 'steady');
+
+  // Faults on the relay's exchange feed: the relay resyncs, the bus shows a gap, the consumer heals from the KV.
+  const r = relay;
+  sim.faults.resyncStream('book|market_id=1|is_perps=true');
+  sim.faults.skipSilently('trades|market_id=1|is_perps=true', 2);
+  sim.faults.skipSilently('bbo|market_id=3|is_perps=false', 1);
+  await waitUntil(() => r.describe().every((d) => d.status === 'live') && Object.values(r.breakCounts()).some((b) => Object.values(b).some((n) => n > 0)), 'the relay resynced');
+  await until(fleet, () => fleet!.allLive(), 'every replica live again');
+  await waitUntil(() => client!.resyncCounts().seq_jump + client!.resyncCounts().resubscribed > 0 || undefined, 'a consumer resync', 15_000).catch(() => undefined);
+  await expectExact(sim, fleet, 'after faults');
+  expect(fleet.observableErrors).toEqual([]);
+  // The consumer never opened a feed connection of its own.
+  expect(sim.faults.connections().length).toBe(1); // the relay's
+  expect(client.activity().serverSubscriptions).toBe(0);
+});
