@@ -15,6 +15,7 @@
  * 5. Fan-out: one connection, 200 subscriptions across markets and accounts, client CPU per
  *    frame (simulator in another process), against the single-subscription figure of 2.
  * 6. The simulator's own throughput: frames/s its feed delivers to one client.
+ * 7. Replay: a recorded 50,000-frame book session replayed at full speed into a client, frames/s.
  *
  * Prints a markdown report and writes it, with the JSON of every figure, to
  * `benchmarks/results/` (or DIR). Exits 1 when one of the benchmark's own correctness
@@ -30,12 +31,13 @@ import { renderMarkdown, writeReport, type BenchReport } from './lib/report';
 import { runFanoutBench, type FanoutBenchResult } from './fanout/fanoutBench';
 import { runResyncBench, type ResyncBenchResult } from './resync/resyncBench';
 import { runSimulatorThroughput, type SimulatorThroughputResult } from './simulatorThroughput';
+import { renderReplay, REPLAY_FULL, REPLAY_QUICK, runReplayBench, type ReplayBenchResult } from './replay';
 import { clientPath } from './socket/clientPathScenario';
 import { RAW_SCENARIOS } from './socket/scenarios';
 import { runSocketBench, type SocketBenchResult } from './socket/socketBench';
 
 /** The parts of a run, in the order they run. */
-export const PARTS = ['book', 'socket', 'resync', 'fanout', 'simulator'] as const;
+export const PARTS = ['book', 'socket', 'resync', 'fanout', 'simulator', 'replay'] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface RunOptions {
@@ -59,7 +61,10 @@ export function parseArgs(argv: readonly string[]): RunOptions {
   return { ...opts, log: (line) => console.error(line) };
 }
 
-export async function runBench(opts: RunOptions): Promise<BenchReport> {
+/** The report, with the replay section (rendered after the others: see `renderReplay`). */
+export type FullBenchReport = BenchReport & { readonly replay?: ReplayBenchResult };
+
+export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
   const sizes: RunSizes = opts.quick ? QUICK : FULL;
   const header = machineHeader();
   const t0 = Date.now();
@@ -102,8 +107,15 @@ export async function runBench(opts: RunOptions): Promise<BenchReport> {
     opts.log('simulator throughput...');
     simulator = await runSimulatorThroughput(sizes.simulator);
   }
+  // Replay: its own section, its own correctness check.
+  let replay: ReplayBenchResult | undefined;
+  if (runs('replay')) {
+    opts.log('replay benchmark...');
+    replay = await runReplayBench(opts.quick ? REPLAY_QUICK : REPLAY_FULL, opts.log);
+  }
   const parts = { book, socket, resync, fanout, simulator };
   const checks = evaluateChecks(parts);
+  if (replay) checks.push({ check: `replay: ${replay.config.frames} frames replayed ${replay.config.reps}x, final book and emissions as recorded`, ok: replay.correct, ...(replay.error ? { detail: replay.error } : {}) });
   return {
     mode: opts.quick ? 'quick' : 'full',
     header,
@@ -113,6 +125,7 @@ export async function runBench(opts: RunOptions): Promise<BenchReport> {
     ...(resync ? { resync } : {}),
     ...(fanout ? { fanout } : {}),
     ...(simulator ? { simulator } : {}),
+    ...(replay ? { replay } : {}),
     targets: evaluateTargets(parts),
     checks,
     checksPassed: checks.every((c) => c.ok),
@@ -130,7 +143,7 @@ export function singleSubscriptionFigure(socket: SocketBenchResult | undefined, 
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   const report = await runBench(opts);
-  const md = renderMarkdown(report);
+  const md = renderMarkdown(report) + (report.replay ? `\n\n${renderReplay(report.replay)}\n` : '');
   const files = writeReport(opts.outDir, report, md);
   console.log(md);
   console.log(`written: ${files.md}\n         ${files.json}`);

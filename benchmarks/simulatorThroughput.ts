@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { FeedServer } from '../src/simulator/feed/FeedServer';
-import { SimStreamHub } from '../src/simulator/streamHub';
+import { SimStreamHub } from '../src/simulator/SimStreamHub';
 
 export interface SimulatorThroughputConfig {
   /** Book levels a side in each update's data, one measurement per entry. */

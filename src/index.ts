@@ -57,6 +57,11 @@ export {
   type BigLevelCallback,
 } from './replicas';
 
+// Recording and replay (Node): every input of a client to a file, and back into a client, exactly
+export { FeedRecorder, Replayer, Recording, RecordingFormatError, ReplayDivergenceError, type FeedRecorderOptions, type RecorderStats, type ReplayOptions, type ReplayResult, type SessionInfo, type TornTail, type RecordingStopReason } from './record';
+export type { ClientIoInterceptor, ClientIoSession, ReducerOverrides } from './client/ClientIo';
+export type { Reducer } from './replicas';
+
 // Exact units
 export { ticksToPrice, priceToTicks, baseLotsToSize, sizeToBaseLots, quoteLotsToQuoteAmount, quoteAmountToQuoteLots, atomsToAmount, amountToAtoms, type RoundingMode, type MarketScales } from './units';
 

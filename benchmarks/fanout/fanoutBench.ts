@@ -14,7 +14,7 @@ import { getGc } from '../lib/gc';
 import { instrumentedSocket } from '../lib/instrumentedSocket';
 import { delay, median } from '../lib/stats';
 import { SimulatorProcess } from '../simulator/SimulatorProcess';
-import { FanoutWatch, type Seen } from './fanoutWatch';
+import { FanoutWatch, type Seen } from './FanoutWatch';
 import { planSubscriptions, replicaSubscriptions, STATE_CHANNELS, type PlannedSubscription } from './fanoutPlan';
 
 export interface FanoutBenchConfig {

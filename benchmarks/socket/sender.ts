@@ -12,8 +12,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { FEED_PATH } from '../../src/protocol';
-import { pongFrame, subscribedFrame, updateFrame, updatePrefix } from '../../src/simulator/feed/serverFrames';
+import { FEED_PATH, updateFramePrefix, writeServerFrame, writeUpdateData, writeUpdateFrame } from '../../src/protocol';
 import { makeDeltaStream } from '../book/deltaStream';
 import type { SenderCommand, SenderReply } from './senderProtocol';
 
@@ -52,8 +51,8 @@ function onClientFrame(ws: WebSocket, text: string): void {
   const requestId = typeof frame.request_id === 'string' ? frame.request_id : '';
   if (frame.type === 'subscribe') {
     client = ws;
-    ws.send(subscribedFrame(requestId, SUBSCRIPTION_ID, String(frame.channel)));
-  } else if (frame.type === 'ping') ws.send(pongFrame(requestId, nowNs()));
+    ws.send(writeServerFrame({ type: 'subscribed', request_id: requestId, subscription_id: SUBSCRIPTION_ID, channel: String(frame.channel) }));
+  } else if (frame.type === 'ping') ws.send(writeServerFrame({ type: 'pong', request_id: requestId, timestamp_ns: String(nowNs()) }));
 }
 
 function start(rate: number, maxFrames: number): void {
@@ -63,7 +62,7 @@ function start(rate: number, maxFrames: number): void {
     return;
   }
   const socket = (ws as unknown as { _socket: Socket })._socket;
-  const prefix = updatePrefix(SUBSCRIPTION_ID, 'book');
+  const prefix = updateFramePrefix(SUBSCRIPTION_ID, 'book');
   const limit = Math.min(maxFrames, dataJson.length);
   const t0 = process.hrtime.bigint();
   sent = 0;
@@ -74,7 +73,7 @@ function start(rate: number, maxFrames: number): void {
     // One write for the whole batch: the frames due this tick leave together.
     socket.cork();
     while (sent < due) {
-      ws.send(updateFrame(prefix, BigInt(sent + 1), nowNs(), dataJson[sent]!));
+      ws.send(writeUpdateFrame(prefix, BigInt(sent + 1), nowNs(), dataJson[sent]!));
       sent++;
     }
     socket.uncork();
@@ -105,7 +104,7 @@ function main(): void {
         anchorNs = BigInt(cmd.anchorNs);
         const stream = makeDeltaStream(cmd.stream);
         snapshotJson = JSON.stringify(stream.snapshot);
-        dataJson = stream.frames.map((f) => JSON.stringify({ bids: f.bids, asks: f.asks }));
+        dataJson = stream.frames.map((f) => writeUpdateData('book', { bids: f.bids, asks: f.asks }));
         http.listen(0, '127.0.0.1', () => reply({ type: 'ready', port: (http.address() as AddressInfo).port }));
         break;
       }

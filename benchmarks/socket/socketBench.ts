@@ -17,7 +17,7 @@ import { seededRandom } from '../lib/rng';
 import { makeDeltaStream, type TopLevels } from '../book/deltaStream';
 import type { Scenario, ScenarioRun } from './scenarios';
 import { SenderProcess } from './SenderProcess';
-import { StreamReplay } from './streamReplay';
+import { StreamReplay } from './StreamReplay';
 import { latencyClock, makeAnchorNs } from './wallClock';
 
 export interface SocketBenchConfig {

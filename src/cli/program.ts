@@ -6,7 +6,11 @@
  * `error <code>: ...` line and exit non-zero. @internal
  */
 import { Command, CommanderError } from 'commander';
-import { CliUsageError, reportCliError } from './cliErrors';
+import { CliUsageError } from './CliUsageError';
+import { reportCliError } from './reportCliError';
+import { relayCommand } from './relayCommand';
+import { recordCommand } from './recordCommand';
+import { replayCommand } from './replayCommand';
 import { restCommand } from './restCommand';
 import { simulateCommand } from './simulateCommand';
 import { viewCommand } from './view/viewCommand';
@@ -103,6 +107,9 @@ export function createProgram(options: ProgramOptions = {}): Command {
   program.addCommand(simulateCommand());
   program.addCommand(restCommand());
   program.addCommand(watchCommand());
+  program.addCommand(relayCommand());
+  program.addCommand(recordCommand());
+  program.addCommand(replayCommand());
   // Commands added with addCommand do not inherit settings: every level gets them.
   usageRules(program);
   return program;

@@ -4,13 +4,22 @@
  * table. Against a real exchange (`--rest-url`) or an embedded simulator (`--simulator`). @internal
  */
 import { Command, Option } from 'commander';
-import { describeAccepted, OPERATION_NAMES, OPERATIONS, type OperationName, type ParamSpec } from '../protocol';
+import { describeAccepted, OPERATION_NAMES, OPERATIONS, type OperationName, type ParamSpec, type ParamSpecs } from '../protocol';
 import { RestClient } from '../rest';
 import { Simulator } from '../simulator/Simulator';
-import { CliUsageError, reportCliError } from './cliErrors';
+import { CliUsageError } from './CliUsageError';
+import { reportCliError } from './reportCliError';
 import { integerFlag, positiveMsFlag, urlFlag } from './flagParsers';
 
 const INTEGER_TEXT = /^-?[0-9]+$/;
+
+/** The flags of a `rest` subcommand: its own ones (parsed or defaulted) and the operation's parameters (text). */
+type RestFlags = { readonly restUrl?: string; readonly simulator?: boolean; readonly seed: number; readonly timeoutMs: number } & Readonly<Record<string, unknown>>;
+
+/** The parameter specs of an operation. */
+function paramSpecs(name: OperationName): ParamSpecs {
+  return OPERATIONS[name].params;
+}
 
 /** Converts flag text to the typed value the client checks (integers become numbers when exact). */
 function flagValue(type: string, text: string): unknown {
@@ -32,27 +41,25 @@ function exampleValue(name: string, spec: ParamSpec): string {
 }
 
 function exampleFor(name: OperationName): string {
-  const op = OPERATIONS[name];
   // `/v1/orders` needs `limit` unless `client_order_id` is given: show the common form.
-  const required = Object.entries(op.params as Record<string, ParamSpec>).filter(([p, s]) => s.required || (name === 'orders' && p === 'limit'));
+  const required = Object.entries(paramSpecs(name)).filter(([p, s]) => s.required || (name === 'orders' && p === 'limit'));
   const flags = required.map(([p, s]) => `--${p} ${exampleValue(p, s)}`).join(' ');
   return `\nExamples:\n  exchange-replica rest ${name} --rest-url http://127.0.0.1:8080${flags ? ` ${flags}` : ''}\n  exchange-replica rest ${name} --simulator${flags ? ` ${flags}` : ''}\n`;
 }
 
-async function runRest(name: OperationName, flags: Record<string, unknown>): Promise<void> {
-  const op = OPERATIONS[name];
+async function runRest(name: OperationName, flags: RestFlags): Promise<void> {
   const params: Record<string, unknown> = {};
-  for (const [param, spec] of Object.entries(op.params as Record<string, ParamSpec>)) {
+  for (const [param, spec] of Object.entries(paramSpecs(name))) {
     const v = flags[param];
     if (typeof v === 'string') params[param] = flagValue(spec.type, v);
   }
-  const restUrl = (flags.restUrl as string | undefined) ?? (flags.simulator ? undefined : process.env.EXCHANGE_REST_URL);
+  const restUrl = flags.restUrl ?? (flags.simulator ? undefined : process.env.EXCHANGE_REST_URL);
   if (flags.simulator && flags.restUrl !== undefined) throw new CliUsageError('--simulator and --rest-url exclude each other');
   if (!flags.simulator && restUrl === undefined) throw new CliUsageError('give --rest-url <url> (or EXCHANGE_REST_URL) for a real exchange, or --simulator for an embedded one');
-  const sim = flags.simulator ? await Simulator.start({ seed: flags.seed as number, paused: true }) : undefined;
+  const sim = flags.simulator ? await Simulator.start({ seed: flags.seed, paused: true }) : undefined;
   try {
-    const rest = new RestClient({ baseUrl: sim?.restUrl ?? restUrl!, timeoutMs: flags.timeoutMs as number });
-    const out = await rest.request(name, params as never);
+    const rest = new RestClient({ baseUrl: sim?.restUrl ?? restUrl!, timeoutMs: flags.timeoutMs });
+    const out = await rest.call(name, params);
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } finally {
     await sim?.stop();
@@ -74,12 +81,12 @@ export function restCommand(): Command {
     sub.option('--simulator', 'ask an embedded simulator (started paused for this one call)');
     sub.option('--seed <n>', 'seed of the embedded simulator', integerFlag(-(2 ** 31), 2 ** 32 - 1), 1);
     sub.option('--timeout-ms <ms>', 'per-request timeout in milliseconds', positiveMsFlag, 10000);
-    for (const [param, spec] of Object.entries(op.params as Record<string, ParamSpec>)) {
+    for (const [param, spec] of Object.entries(paramSpecs(name))) {
       const o = new Option(`--${param} <value>`, `${describeAccepted(param, spec)}${spec.required ? ' (required)' : ''}${spec.default !== undefined ? ` (server default ${spec.default})` : ''}`);
       sub.addOption(o);
     }
     sub.addHelpText('after', exampleFor(name));
-    sub.action(async (flags: Record<string, unknown>) => {
+    sub.action(async (flags: RestFlags) => {
       try {
         await runRest(name, flags);
       } catch (e) {

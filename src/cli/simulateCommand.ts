@@ -3,10 +3,11 @@
  * until interrupted, with one flag per option and fault of the Simulator. @internal
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { ExchangeReplicaError } from '../errors';
-import { FAULT_KINDS, type FaultKind } from '../simulator/faults/faultKinds';
+import { FAULT_KINDS, isFaultKind, type FaultKind } from '../simulator/faults/faultKinds';
 import { Simulator } from '../simulator/Simulator';
 import type { SimulatorOptions } from '../simulator/simulatorOptions';
+import { integerFlag, nonNegativeFlag } from './flagParsers';
+import { reportCliError } from './reportCliError';
 
 /** Hooks for embedding and tests. */
 export interface SimulateCommandHooks {
@@ -19,18 +20,6 @@ export interface SimulateCommandHooks {
   write?(text: string): void;
 }
 
-const integer = (min: number, max: number) => (text: string): number => {
-  const n = Number(text);
-  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < min || n > max) throw new InvalidArgumentError(`expected an integer from ${min} to ${max}.`);
-  return n;
-};
-
-const nonNegative = (text: string): number => {
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number >= 0.');
-  return n;
-};
-
 const rate = (text: string): number => {
   const n = Number(text);
   if (text.trim() === '' || !(n >= 0 && n <= 1)) throw new InvalidArgumentError('expected a rate from 0 to 1 (e.g. 0.1).');
@@ -38,11 +27,30 @@ const rate = (text: string): number => {
 };
 
 const faultKinds = (text: string): FaultKind[] => {
-  const kinds = text.split(',').map((k) => k.trim()).filter((k) => k.length > 0);
-  const bad = kinds.filter((k) => !(FAULT_KINDS as readonly string[]).includes(k));
-  if (kinds.length === 0 || bad.length > 0) throw new InvalidArgumentError(`expected a comma-separated list of: ${FAULT_KINDS.join(', ')}${bad.length ? ` (unknown: ${bad.join(', ')})` : ''}.`);
-  return kinds as FaultKind[];
+  const names = text.split(',').map((k) => k.trim()).filter((k) => k.length > 0);
+  const kinds = names.filter(isFaultKind);
+  const bad = names.filter((k) => !isFaultKind(k));
+  if (names.length === 0 || bad.length > 0) throw new InvalidArgumentError(`expected a comma-separated list of: ${FAULT_KINDS.join(', ')}${bad.length ? ` (unknown: ${bad.join(', ')})` : ''}.`);
+  return kinds;
 };
+
+/** The flags as commander hands them over, each already parsed by its flag parser (or defaulted). */
+interface SimulateFlags {
+  readonly port: number;
+  readonly host: string;
+  readonly seed: number;
+  readonly heartbeatTimeoutMs: number;
+  readonly eventsPerSecond: number;
+  readonly paused?: boolean;
+  readonly maxQueueBytes: number;
+  readonly faultSeed?: number;
+  readonly rest500Rate: number;
+  readonly restLatencyMs: number;
+  readonly feedUnavailable?: boolean;
+  readonly delayFramesMs: number;
+  readonly randomFaultsPerSecond: number;
+  readonly randomFaultKinds?: FaultKind[];
+}
 
 const EXAMPLES = `
 Examples:
@@ -60,46 +68,44 @@ Ready when GET <restUrl>/v1/status answers 200. Stop with Ctrl-C.`;
 export function simulateCommand(hooks: SimulateCommandHooks = {}): Command {
   return new Command('simulate')
     .description('Run the local exchange simulator: REST API and WebSocket feed (/ws) on one port, seeded order flow, optional faults')
-    .option('--port <n>', 'TCP port (0 = any free port)', integer(0, 65535), 0)
+    .option('--port <n>', 'TCP port (0 = any free port)', integerFlag(0, 65535), 0)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--seed <n>', 'seed of the world and its order flow', integer(-(2 ** 31), 2 ** 32 - 1), 1)
-    .option('--heartbeat-timeout-ms <n>', 'close feed clients silent this long with HEARTBEAT_TIMEOUT', integer(1, 2 ** 31 - 1), 60000)
-    .option('--events-per-second <n>', 'order-flow events per second (0 = no flow)', nonNegative, 200)
+    .option('--seed <n>', 'seed of the world and its order flow', integerFlag(-(2 ** 31), 2 ** 32 - 1), 1)
+    .option('--heartbeat-timeout-ms <n>', 'close feed clients silent this long with HEARTBEAT_TIMEOUT', integerFlag(1, 2 ** 31 - 1), 60000)
+    .option('--events-per-second <n>', 'order-flow events per second (0 = no flow)', nonNegativeFlag, 200)
     .option('--paused', 'start with the order flow paused')
-    .option('--max-queue-bytes <n>', 'bound of each feed connection queue; past it the socket is dropped', integer(1024, Number.MAX_SAFE_INTEGER), 4 * 1024 * 1024)
-    .option('--fault-seed <n>', 'seed of the fault draws (default: --seed)', integer(-(2 ** 31), 2 ** 32 - 1))
+    .option('--max-queue-bytes <n>', 'bound of each feed connection queue; past it the socket is dropped', integerFlag(1024), 4 * 1024 * 1024)
+    .option('--fault-seed <n>', 'seed of the fault draws (default: --seed)', integerFlag(-(2 ** 31), 2 ** 32 - 1))
     .option('--rest-500-rate <rate>', 'fraction of REST requests answered 500 INTERNAL_ERROR', rate, 0)
-    .option('--rest-latency-ms <ms>', 'latency added to every REST answer', nonNegative, 0)
+    .option('--rest-latency-ms <ms>', 'latency added to every REST answer', nonNegativeFlag, 0)
     .option('--feed-unavailable', 'serve no feed: every connection gets FEED_UNAVAILABLE and is closed')
-    .option('--delay-frames-ms <ms>', 'delay every feed frame (order kept)', nonNegative, 0)
-    .option('--random-faults-per-second <n>', 'mean rate of random faults (0 = none)', nonNegative, 0)
+    .option('--delay-frames-ms <ms>', 'delay every feed frame (order kept)', nonNegativeFlag, 0)
+    .option('--random-faults-per-second <n>', 'mean rate of random faults (0 = none)', nonNegativeFlag, 0)
     .option('--random-fault-kinds <list>', `kinds of random faults, comma-separated (default: all): ${FAULT_KINDS.join(',')}`, faultKinds)
     .addHelpText('after', EXAMPLES)
-    .action(async (flags: Record<string, unknown>) => {
+    .action(async (flags: SimulateFlags) => {
       const write = hooks.write ?? ((t: string) => void process.stdout.write(t));
       const options: SimulatorOptions = {
-        port: flags.port as number,
-        host: flags.host as string,
-        seed: flags.seed as number,
-        heartbeatTimeoutMs: flags.heartbeatTimeoutMs as number,
-        eventsPerSecond: flags.eventsPerSecond as number,
+        port: flags.port,
+        host: flags.host,
+        seed: flags.seed,
+        heartbeatTimeoutMs: flags.heartbeatTimeoutMs,
+        eventsPerSecond: flags.eventsPerSecond,
         paused: flags.paused === true,
-        maxQueueBytes: flags.maxQueueBytes as number,
-        faultSeed: flags.faultSeed as number | undefined,
-        rest500Rate: flags.rest500Rate as number,
-        restLatencyMs: flags.restLatencyMs as number,
+        maxQueueBytes: flags.maxQueueBytes,
+        faultSeed: flags.faultSeed,
+        rest500Rate: flags.rest500Rate,
+        restLatencyMs: flags.restLatencyMs,
         feedUnavailable: flags.feedUnavailable === true,
-        delayFramesMs: flags.delayFramesMs as number,
-        randomFaultsPerSecond: flags.randomFaultsPerSecond as number,
-        randomFaultKinds: flags.randomFaultKinds as FaultKind[] | undefined,
+        delayFramesMs: flags.delayFramesMs,
+        randomFaultsPerSecond: flags.randomFaultsPerSecond,
+        randomFaultKinds: flags.randomFaultKinds,
       };
       let sim: Simulator;
       try {
         sim = await Simulator.start(options);
       } catch (e) {
-        const err = e as ExchangeReplicaError;
-        process.stderr.write(`error ${err.code ?? 'ERR_UNKNOWN'}: ${err.message}\n`);
-        process.exitCode = err.code === 'ERR_SIMULATOR_OPTION' ? 2 : 1;
+        reportCliError(e);
         return;
       }
       const onSignal = (): void => void shutdown();

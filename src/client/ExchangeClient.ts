@@ -6,20 +6,26 @@ import { EventEmitter } from 'eventemitter3';
 import { Observable, Subject, type Observable as Obs } from 'rxjs';
 import { Connection } from '../connection';
 import { ClientClosedError, ExchangeReplicaError } from '../errors';
+import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
 import { streamKey, type ChannelName, type DriftReport, type Scope } from '../protocol';
 import { RestClient } from '../rest';
 import {
   AccountReplica,
   ResyncScheduler,
   createEventReplica,
+  createReplicaWith,
   createStateReplica,
+  stateReducer,
   type AccountReplicaState,
   type EventItem,
   type EventLog,
   type EventChannel,
   type EventChannelRecords,
-  EventReplica,
+  RESYNC_TRIGGERS,
+  emptyResyncCounts,
+  type EventReplica,
   type ReplicaDeps,
+  type Reducer,
   type ReplicaState,
   type ResyncTrigger,
   type StateChannelStates,
@@ -27,7 +33,7 @@ import {
 } from '../replicas';
 import { SubscriptionRouter, type UpdateEvent } from '../router';
 import { resolveClientOptions, type ExchangeClientOptions, type ResolvedClientOptions } from './clientOptions';
-import { scopeOf, type AccountParams, type CandleParams, type MarketParams, type PerpCandleParams, type PerpMarketParams } from './replicaParams';
+import { accountScopeOf, scopeOf, type AccountParams, type CandleParams, type MarketParams, type PerpCandleParams, type PerpMarketParams } from './replicaParams';
 import { ExchangeSource } from './ExchangeSource';
 import { ReplicaPool } from './ReplicaPool';
 import { StreamMetrics, type StreamMetricsSnapshot } from './StreamMetrics';
@@ -45,7 +51,11 @@ export interface ClientEvents {
   error: (error: ExchangeReplicaError) => void;
 }
 
-type Stoppable = { readonly resyncCounts: Readonly<Record<ResyncTrigger, number>> };
+/** A replica the client runs: counted in `resyncCounts()`, closed when its last subscriber leaves. */
+type RunningReplica = { readonly resyncCounts: Readonly<Record<ResyncTrigger, number>>; close(): void };
+
+/** What the latency metrics read of each emission. */
+type Timed = { readonly cause: string; readonly timestampNs: bigint; readonly receivedAtNs: bigint };
 
 /**
  * Live, exact replicas of an exchange, as RxJS observables. Faults heal by themselves
@@ -77,7 +87,7 @@ export class ExchangeClient {
   private readonly metrics = new StreamMetrics();
   private readonly errorSubject = new Subject<ExchangeReplicaError>();
   private readonly deps: ReplicaDeps;
-  private readonly replicas = new Set<Stoppable>();
+  private readonly replicas = new Set<RunningReplica>();
   /** Errors already on `errors$` (a failure reaches both the replica's observers and `errors$`). */
   private readonly reported = new WeakSet<object>();
   private readonly guardSink: GuardSink = (error, what) => {
@@ -86,6 +96,8 @@ export class ExchangeClient {
     if (typeof error !== 'object' || error === null || !this.reported.has(error)) this.report(error);
   };
   private closed = false;
+  /** The replicas' clock and random as the recorder wraps them (empty without one). */
+  private readonly replicaIo: Pick<StreamSyncOptions, 'clock' | 'random'>;
 
   /** @throws InvalidParameterError for a missing or malformed URL or option. */
   constructor(options: ExchangeClientOptions) {
@@ -99,18 +111,26 @@ export class ExchangeClient {
       },
       (subscriber) => this.errorSubject.subscribe(subscriber),
     );
-    this.rest = new RestClient({ ...o.rest, baseUrl: o.restUrl, strict: o.strict });
-    this.rest.events.on('drift', (d) => this.drift({ ...(d as unknown as DriftReport), source: 'rest', operation: (d as { operation?: string }).operation }));
-    this.connection = new Connection({ ...o.connection, url: o.wsUrl });
+    const io = o.record;
+    io?.begin({ restUrl: o.restUrl, wsUrl: o.wsUrl, options });
+    // A recorder sees every strategy the components use.
+    const rest = io ? { ...o.rest, clock: io.wrapClock(o.rest.clock!), random: io.wrapRandom(o.rest.random!), fetch: io.wrapFetch(o.rest.fetch) } : o.rest;
+    const connection = io ? { ...o.connection, clock: io.wrapClock(o.connection.clock!), random: io.wrapRandom(o.connection.random!), WebSocket: io.wrapWebSocket(o.connection.WebSocket) } : o.connection;
+    const routerClock = io ? io.wrapClock(o.router.clock!) : o.router.clock;
+    this.replicaIo = io ? { clock: io.wrapClock(o.replica.clock!), random: io.wrapRandom(o.replica.random!) } : {};
+    this.rest = new RestClient({ ...rest, baseUrl: o.restUrl, strict: o.strict });
+    this.rest.events.on('drift', (d) => this.drift({ ...d, source: 'rest' }));
+    this.connection = new Connection({ ...connection, url: o.wsUrl });
     this.router = new SubscriptionRouter(this.connection, {
       ...o.router,
+      clock: routerClock,
       strict: o.strict,
       onDrift: (report, ctx) => this.drift({ ...report, source: 'feed', channel: ctx.channel }),
     });
     this.router.errors.subscribe((e) => this.report(e));
     this.connection.on('error', (e: unknown) => this.report(e));
     this.scheduler = new ResyncScheduler(o.resync);
-    this.deps = { source: new ExchangeSource(this.router, this.rest), scheduler: this.scheduler };
+    this.deps = { source: o.source ?? new ExchangeSource(this.router, this.rest), scheduler: this.scheduler };
   }
 
   /**
@@ -219,18 +239,9 @@ export class ExchangeClient {
    * @throws InvalidParameterError
    */
   account(params: AccountParams): Observable<AccountReplicaState> {
-    const scope = scopeOf('account', params) as { address: string; subaccount_id: number };
-    const key = `accountReplica|${streamKey('account', scope)}`;
-    return this.pool.observe(
-      key,
-      () => {
-        this.assertOpen();
-        const replica = new AccountReplica(scope, this.deps, this.replicaOptions()).start();
-        this.replicas.add(replica);
-        return { replica, close: () => (this.replicas.delete(replica), replica.close()) };
-      },
-      (r) => r.replica.states$,
-    );
+    const scope = accountScopeOf(params);
+    // Its parts' latencies are those of the part streams; the combined emissions are not timed.
+    return this.pooled(`accountReplica|${streamKey('account', scope)}`, () => new AccountReplica(scope, this.deps, this.replicaOptions()).start(), undefined, (r) => r.states$);
   }
 
   /**
@@ -271,9 +282,9 @@ export class ExchangeClient {
 
   /** Resyncs started by trigger, summed over the replicas currently running. */
   resyncCounts(): Record<ResyncTrigger, number> {
-    const total: Record<string, number> = {};
-    for (const r of this.replicas) for (const [k, v] of Object.entries(r.resyncCounts)) total[k] = (total[k] ?? 0) + v;
-    return total as Record<ResyncTrigger, number>;
+    const total = emptyResyncCounts();
+    for (const r of this.replicas) for (const t of RESYNC_TRIGGERS) total[t] += r.resyncCounts[t];
+    return total;
   }
 
   /** Number of replicas running and of server subscriptions held (0 and 0 after every subscriber left). */
@@ -291,19 +302,20 @@ export class ExchangeClient {
     this.scheduler.close();
     this.errorSubject.complete();
     this.events.removeAllListeners();
+    await this.options.record?.close();
   }
 
   private stateReplica<C extends keyof StateChannelStates>(channel: C, params: unknown): Observable<ReplicaState<StateChannelStates[C]>> {
     const scope = scopeOf(channel, params);
-    const key = streamKey(channel, scope);
-    return this.pool.observe(
-      key,
+    return this.pooled(
+      streamKey(channel, scope),
       () => {
-        this.assertOpen();
-        const sync = createStateReplica(channel, scope, this.deps, this.replicaOptions()).start();
-        return this.track(key, sync, sync.states$);
+        const override = this.options.reducers?.[channel] as ((standard: Reducer<StateChannelStates[C]>) => Reducer<StateChannelStates[C]>) | undefined;
+        const options = this.replicaOptions();
+        return (override ? createReplicaWith(channel, scope, override(stateReducer(channel)), this.deps, options) : createStateReplica(channel, scope, this.deps, options)).start();
       },
-      (r) => r.replica.states$,
+      (r) => r.states$,
+      (r) => r.states$,
     );
   }
 
@@ -318,27 +330,33 @@ export class ExchangeClient {
   /** One event replica per stream, read either as its items or as its recent log with status. */
   private pooledEventReplica<C extends EventChannel, T>(channel: C, params: unknown, select: (r: EventReplica<EventChannelRecords[C]>) => Observable<T>): Observable<T> {
     const scope = scopeOf(channel, params);
-    const key = streamKey(channel, scope);
+    return this.pooled(streamKey(channel, scope), () => createEventReplica(channel, scope, this.deps, this.replicaOptions()).start(), (r) => r.states$, select);
+  }
+
+  /**
+   * One replica per key, shared by every subscriber: created (and counted, and timed by
+   * `timed`) when the first one subscribes, closed when the last one leaves.
+   */
+  private pooled<R extends RunningReplica, T>(key: string, create: () => R, timed: ((replica: R) => Observable<Timed>) | undefined, select: (replica: R) => Observable<T>): Observable<T> {
     return this.pool.observe(
       key,
       () => {
         this.assertOpen();
-        const replica = createEventReplica(channel, scope, this.deps, this.replicaOptions()).start() as EventReplica<EventChannelRecords[C]>;
-        return this.track(key, replica, replica.states$);
+        return this.track(key, create(), timed);
       },
       (r) => select(r.replica),
     );
   }
 
   /** Registers a running replica for counts and latency metrics; returns its pool entry. */
-  private track<R extends Stoppable & { close(): void }>(key: string, replica: R, states$: Observable<{ cause: string; timestampNs: bigint; receivedAtNs: bigint }>) {
+  private track<R extends RunningReplica>(key: string, replica: R, timed: ((replica: R) => Observable<Timed>) | undefined) {
     this.replicas.add(replica);
     // Failures reach the subscribers through the replica's own observables; timing ignores them.
-    const timing = states$.subscribe({ next: (e) => e.cause === 'update' && this.metrics.record(key, e.timestampNs, e.receivedAtNs), error: () => undefined });
+    const timing = timed?.(replica).subscribe({ next: (e) => e.cause === 'update' && this.metrics.record(key, e.timestampNs, e.receivedAtNs), error: () => undefined });
     return {
       replica,
       close: () => {
-        timing.unsubscribe();
+        timing?.unsubscribe();
         this.replicas.delete(replica);
         replica.close();
       },
@@ -346,7 +364,7 @@ export class ExchangeClient {
   }
 
   private replicaOptions(): StreamSyncOptions {
-    return { ...this.options.replica, onError: (e) => this.report(e) };
+    return { ...this.options.replica, ...this.replicaIo, onError: (e) => this.report(e) };
   }
 
   private assertOpen(): void {
@@ -359,7 +377,7 @@ export class ExchangeClient {
   }
 
   private report(error: unknown): void {
-    const e = error instanceof ExchangeReplicaError ? error : new ExchangeReplicaError('ERR_INTERNAL', (error as Error)?.message ?? String(error), {}, { cause: error });
+    const e = asExchangeReplicaError(error);
     if (this.reported.has(e)) return;
     this.reported.add(e);
     this.errorSubject.next(e);

@@ -5,7 +5,7 @@
  * second, inner retry layer would multiply the attempts).
  */
 import type { Observable } from 'rxjs';
-import type { ChannelName, OperationName, ParamValues, Scope } from '../protocol';
+import type { ChannelName, ParamValues, Scope, SnapshotOperationName } from '../protocol';
 import type { ReplicaSource, SnapshotPage, SourceEvent } from '../replicas';
 import type { RestClient } from '../rest';
 import type { SubscriptionRouter } from '../router';
@@ -20,15 +20,14 @@ const SINGLE_ATTEMPT = Object.freeze({ retries: 0 });
 export class ExchangeSource implements ReplicaSource {
   constructor(
     private readonly router: Pick<SubscriptionRouter, 'stream'>,
-    private readonly rest: Pick<RestClient, 'request'>,
+    private readonly rest: Pick<RestClient, 'call'>,
   ) {}
 
   events(channel: ChannelName, scope: Scope): Observable<SourceEvent> {
     return this.router.stream(channel, scope);
   }
 
-  snapshot(operation: OperationName, params: ParamValues, signal: AbortSignal): Promise<SnapshotPage> {
-    // The operations table types each operation's parameters and answer; a snapshot load names them at run time.
-    return this.rest.request(operation as never, params as never, { signal, retry: SINGLE_ATTEMPT }) as Promise<never>;
+  snapshot(operation: SnapshotOperationName, params: ParamValues, signal: AbortSignal): Promise<SnapshotPage> {
+    return this.rest.call(operation, params, { signal, retry: SINGLE_ATTEMPT });
   }
 }

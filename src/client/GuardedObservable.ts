@@ -12,6 +12,7 @@
  */
 import { Observable, Subscriber, type Operator, type Observer, type Subscription, type TeardownLogic } from 'rxjs';
 import { SubscriberError } from '../errors';
+import { messageOf } from '../errors/messageOf';
 
 /** Where the guard sends what a subscriber threw, and failures nobody handled. */
 export type GuardSink = (error: unknown, what: 'next' | 'error' | 'complete' | 'unhandled') => void;
@@ -67,6 +68,5 @@ export class GuardedObservable<T> extends Observable<T> {
 
 /** The `SubscriberError` reported for an exception of a subscriber's callback. */
 export function subscriberError(cause: unknown, what: 'next' | 'error' | 'complete'): SubscriberError {
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return new SubscriberError(`a subscriber's ${what} callback threw: ${message}`, {}, { cause });
+  return new SubscriberError(`a subscriber's ${what} callback threw: ${messageOf(cause)}`, {}, { cause });
 }

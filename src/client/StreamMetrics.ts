@@ -41,8 +41,4 @@ export class StreamMetrics {
   snapshot(): StreamMetricsSnapshot[] {
     return [...this.entries].map(([stream, e]) => ({ stream, latency: e.latency.percentiles(), staleness: e.staleness.percentiles() }));
   }
-
-  reset(): void {
-    this.entries.clear();
-  }
 }

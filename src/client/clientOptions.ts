@@ -3,8 +3,10 @@ import { InvalidParameterError } from '../errors';
 import type { ConnectionOptions } from '../connection';
 import { FEED_PATH, type DriftReport } from '../protocol';
 import type { RestClientOptions } from '../rest';
-import type { ResyncSchedulerOptions, StreamSyncOptions } from '../replicas';
+import type { ReplicaSource, ResyncSchedulerOptions, StreamSyncOptions } from '../replicas';
 import type { RouterOptions } from '../router';
+import { systemClock, type Clock } from '../clock/Clock';
+import type { ClientIoInterceptor, ReducerOverrides } from './ClientIo';
 
 export interface ExchangeClientOptions {
   /** Base URL of the REST API, e.g. `http://127.0.0.1:8080`. */
@@ -35,6 +37,29 @@ export interface ExchangeClientOptions {
   readonly replica?: Omit<StreamSyncOptions, 'onLatency' | 'onError'>;
   /** Called once per record location whose unexpected keys were dropped. @default emits `drift` on `client.events` */
   readonly onDrift?: (report: DriftReport & { source: 'rest' | 'feed'; channel?: string; operation?: string }) => void;
+  /**
+   * The one time source of the client: given to the connection, the router, the REST client and
+   * every replica, unless a component's own `clock` option is set.
+   * @default systemClock
+   */
+  readonly clock?: Clock;
+  /** The one source of randomness (backoff jitter), uniform in [0, 1), given to every component unless its own `random` is set. @default Math.random */
+  readonly random?: () => number;
+  /**
+   * Records every input of the client (feed frames, REST answers, timer firings, clock reads,
+   * random draws) to a file: pass a `FeedRecorder`. Replay it with a `Replayer`.
+   * @default undefined (no recording)
+   */
+  readonly record?: ClientIoInterceptor;
+  /** Replaces the reducer of some state channels (`orderBook`, `bbo`, ...; not the parts of `account`). @default undefined */
+  readonly reducers?: ReducerOverrides;
+  /**
+   * Where the replicas get their streams and snapshots (e.g. a `BusSource` reading NATS
+   * JetStream). When given, no replica opens the feed connection (only `updates()` does) and
+   * no snapshot goes to REST; `rest` still calls `restUrl`.
+   * @default the exchange: the feed connection and the REST client (`ExchangeSource`)
+   */
+  readonly source?: ReplicaSource;
 }
 
 export interface ResolvedClientOptions extends Required<Pick<ExchangeClientOptions, 'restUrl' | 'wsUrl' | 'strict'>> {
@@ -44,6 +69,11 @@ export interface ResolvedClientOptions extends Required<Pick<ExchangeClientOptio
   readonly resync: ResyncSchedulerOptions;
   readonly replica: Omit<StreamSyncOptions, 'onLatency' | 'onError'>;
   readonly onDrift?: ExchangeClientOptions['onDrift'];
+  readonly clock: Clock;
+  readonly random: () => number;
+  readonly record?: ClientIoInterceptor;
+  readonly reducers?: ReducerOverrides;
+  readonly source?: ReplicaSource;
 }
 
 /** The feed URL served beside a REST base URL (streaming-protocol.md section 7). */
@@ -66,16 +96,23 @@ export function resolveClientOptions(options: ExchangeClientOptions): ResolvedCl
   checkUrl('restUrl', options.restUrl, ['http:', 'https:']);
   const wsUrl = options.wsUrl ?? feedUrlFor(options.restUrl);
   checkUrl('wsUrl', wsUrl, ['ws:', 'wss:']);
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? Math.random;
   return {
     restUrl: options.restUrl,
     wsUrl,
     strict: options.strict ?? false,
-    rest: options.rest ?? {},
-    connection: options.connection ?? {},
-    router: options.router ?? {},
+    rest: { ...options.rest, clock: options.rest?.clock ?? clock, random: options.rest?.random ?? random },
+    connection: { ...options.connection, clock: options.connection?.clock ?? clock, random: options.connection?.random ?? random },
+    router: { ...options.router, clock: options.router?.clock ?? clock },
     resync: options.resync ?? {},
-    replica: options.replica ?? {},
+    replica: { ...options.replica, clock: options.replica?.clock ?? clock, random: options.replica?.random ?? random },
     onDrift: options.onDrift,
+    clock,
+    random,
+    record: options.record,
+    reducers: options.reducers,
+    source: options.source,
   };
 }
 

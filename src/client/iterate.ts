@@ -4,7 +4,9 @@
  * every item up to a bound, never unbounded memory.
  */
 import type { Observable, Subscription } from 'rxjs';
-import { AbortedError, ConsumerOverflowError, ExchangeReplicaError, InvalidParameterError } from '../errors';
+import { AbortedError, ConsumerOverflowError, type ExchangeReplicaError } from '../errors';
+import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
+import { positiveInteger } from '../util/positiveInteger';
 
 /** Options of {@link iterate}. */
 export interface IterateOptions {
@@ -43,9 +45,7 @@ export interface IterateOptions {
  */
 export function iterate<T>(source: Observable<T>, options: IterateOptions = {}): AsyncIterable<T> {
   const { signal, conflate = false, bufferSize = 10_000 } = options;
-  if (!Number.isSafeInteger(bufferSize) || bufferSize < 1) {
-    throw new InvalidParameterError(`iterate: invalid 'bufferSize': expected a positive integer, got ${String(bufferSize)}`, { param: 'bufferSize' });
-  }
+  positiveInteger(bufferSize, 'bufferSize', 'iterate');
   return { [Symbol.asyncIterator]: () => new SubscriptionIterator(source, signal, conflate, bufferSize) };
 }
 
@@ -85,7 +85,7 @@ class SubscriptionIterator<T> implements AsyncIterator<T> {
     this.signal?.addEventListener('abort', this.onAbort, { once: true });
     this.sub = this.source.subscribe({
       next: (v) => this.push(v),
-      error: (e: unknown) => this.end({ error: e instanceof ExchangeReplicaError ? e : new ExchangeReplicaError('ERR_INTERNAL', String(e), {}, { cause: e }) }),
+      error: (e: unknown) => this.end({ error: asExchangeReplicaError(e) }),
       complete: () => this.end({}),
     });
     // The source may have ended during subscribe(), before `sub` was assigned.

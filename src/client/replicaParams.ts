@@ -69,9 +69,13 @@ export function scopeOf(channel: ChannelName, params: unknown): Scope {
     case 'balances':
     case 'positions':
     case 'orders':
-    case 'fills': {
-      const v = check(channel, SPECS.account, params);
-      return { address: v.address as string, subaccount_id: v.subaccount_id as number };
-    }
+    case 'fills':
+      return accountScopeOf(params, channel);
   }
+}
+
+/** The scope of an account channel (the same for all five), after checking the parameters. */
+export function accountScopeOf(params: unknown, channel: ChannelName = 'account'): AccountParams {
+  const v = check(channel, SPECS.account, params);
+  return { address: v.address as string, subaccount_id: v.subaccount_id as number };
 }

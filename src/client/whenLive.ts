@@ -3,7 +3,8 @@
  * whichever of live / error / completion / abort comes first.
  */
 import type { Observable, Subscription } from 'rxjs';
-import { AbortedError, ClientClosedError, ExchangeReplicaError } from '../errors';
+import { AbortedError, ClientClosedError } from '../errors';
+import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
 import type { ReplicaStatus } from '../replicas';
 
 /** Options of {@link whenLive}. */
@@ -44,7 +45,7 @@ export function whenLive<E extends { readonly status: ReplicaStatus }>(source: O
       next: (e) => {
         if (e.status === 'live') finish(() => resolve(e));
       },
-      error: (e: unknown) => finish(() => reject(asLibraryError(e))),
+      error: (e: unknown) => finish(() => reject(asExchangeReplicaError(e))),
       complete: () => finish(() => reject(new ClientClosedError('the replica completed before it was live: its client was closed'))),
     });
     // A source that settled synchronously (a replayed live state) has nothing left to hold.
@@ -64,8 +65,4 @@ export function whenLive<E extends { readonly status: ReplicaStatus }>(source: O
 
 function aborted(signal: AbortSignal): AbortedError {
   return new AbortedError('whenLive: aborted by the caller before the replica was live', {}, { cause: signal.reason });
-}
-
-function asLibraryError(e: unknown): ExchangeReplicaError {
-  return e instanceof ExchangeReplicaError ? e : new ExchangeReplicaError('ERR_INTERNAL', e instanceof Error ? e.message : String(e), {}, { cause: e });
 }

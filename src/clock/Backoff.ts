@@ -4,6 +4,7 @@
  * at `maxDelayMs`, with a random fraction `jitter` taken off, for at most `retries` retries.
  */
 import { InvalidParameterError } from '../errors';
+import { withDefaults } from '../util/withDefaults';
 
 /** How failed attempts are retried. Every field is checked once, by {@link resolveBackoffOptions}. */
 export interface BackoffOptions {
@@ -32,14 +33,13 @@ export type ResolvedBackoffOptions = Required<BackoffOptions>;
  * @throws InvalidParameterError naming the field and what it accepts.
  */
 export function resolveBackoffOptions(options: BackoffOptions | undefined, defaults: ResolvedBackoffOptions, field: string): ResolvedBackoffOptions {
-  const o = options ?? {};
-  const pick = <K extends keyof BackoffOptions>(k: K) => (o[k] === undefined ? defaults[k] : o[k]) as number;
+  const o = withDefaults<BackoffOptions>(defaults, options);
   const resolved: ResolvedBackoffOptions = {
-    initialDelayMs: check(field, 'initialDelayMs', pick('initialDelayMs'), 0, 'a finite number >= 0'),
-    maxDelayMs: check(field, 'maxDelayMs', pick('maxDelayMs'), 0, 'a finite number >= 0'),
-    factor: check(field, 'factor', pick('factor'), 1, 'a finite number >= 1'),
-    jitter: check(field, 'jitter', pick('jitter'), 0, 'a number from 0 to 1', 1),
-    retries: checkRetries(field, pick('retries')),
+    initialDelayMs: check(field, 'initialDelayMs', o.initialDelayMs, 0, 'a finite number >= 0'),
+    maxDelayMs: check(field, 'maxDelayMs', o.maxDelayMs, 0, 'a finite number >= 0'),
+    factor: check(field, 'factor', o.factor, 1, 'a finite number >= 1'),
+    jitter: check(field, 'jitter', o.jitter, 0, 'a number from 0 to 1', 1),
+    retries: checkRetries(field, o.retries),
   };
   if (resolved.maxDelayMs < resolved.initialDelayMs) {
     throw new InvalidParameterError(`invalid '${field}.maxDelayMs': ${resolved.maxDelayMs} is below 'initialDelayMs' (${resolved.initialDelayMs})`, { param: `${field}.maxDelayMs` });
@@ -55,7 +55,7 @@ function check(field: string, name: string, v: unknown, min: number, accepted: s
 }
 
 function checkRetries(field: string, v: unknown): number {
-  if (v === Number.POSITIVE_INFINITY || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) return v as number;
+  if (typeof v === 'number' && (v === Number.POSITIVE_INFINITY || (Number.isSafeInteger(v) && v >= 0))) return v;
   throw new InvalidParameterError(`invalid '${field}.retries': expected an integer >= 0 or Infinity, got ${String(v)}`, { param: `${field}.retries` });
 }
 

@@ -68,9 +68,10 @@ export class SystemClock implements Clock {
   }
 
   setTimer(callback: () => void, delayMs: number, options?: TimerOptions): Timer {
-    const handle = setTimeout(callback, delayMs) as unknown as { unref?: () => void };
-    if (options?.unref) handle.unref?.();
-    return { cancel: () => clearTimeout(handle as unknown as Parameters<typeof clearTimeout>[0]) };
+    const handle = setTimeout(callback, delayMs);
+    // Node's timers can be unref'd; a platform whose handle is a number has nothing to unref.
+    if (options?.unref && typeof handle === 'object' && 'unref' in handle) handle.unref();
+    return { cancel: () => clearTimeout(handle) };
   }
 }
 

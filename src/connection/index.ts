@@ -1,6 +1,7 @@
 /** The feed connection: state machine, keep-alive and reconnect policy. */
 export { Connection, type CloseInfo, type ConnectionEvents, type OpenInfo } from './Connection';
 export { resolveConnectionOptions, SOCKET_OPEN, type ConnectionOptions, type RawSocketData, type ResolvedConnectionOptions, type WebSocketConstructor, type WebSocketLike } from './connectionOptions';
-export { ConnectionState, IllegalStateTransitionError, type ConnectionStateName, type StateChange, type StateChangeSink } from './connectionState';
-export { KeepAlive, type KeepAliveOptions } from './keepAlive';
+export { ConnectionState, type ConnectionStateName, type StateChange, type StateChangeSink } from './ConnectionState';
+export { IllegalStateTransitionError } from './IllegalStateTransitionError';
+export { KeepAlive, type KeepAliveOptions } from './KeepAlive';
 export { RECONNECT_DEFAULTS, reconnectLoop, resolveReconnectPolicy, type ReconnectPolicyOptions, type ResolvedReconnectPolicyOptions } from './reconnectPolicy';

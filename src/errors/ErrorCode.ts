@@ -41,6 +41,9 @@ export const LIBRARY_ERROR_CODES = [
   'ERR_CLI_USAGE',
   // NATS relay
   'ERR_BUS',
+  // recording and replay
+  'ERR_RECORDING_INVALID',
+  'ERR_REPLAY_DIVERGED',
 ] as const;
 
 export type LibraryErrorCode = (typeof LIBRARY_ERROR_CODES)[number];
@@ -59,5 +62,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [...LIBRARY_ERROR_CODES, ...RES
 
 /** Narrows a string (e.g. a code read from a log) to {@link ErrorCode}. */
 export function isErrorCode(code: string): code is ErrorCode {
-  return (ERROR_CODES as readonly string[]).includes(code);
+  return CODE_NAMES.includes(code);
 }
+
+const CODE_NAMES: readonly string[] = ERROR_CODES;

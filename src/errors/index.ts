@@ -1,6 +1,10 @@
 /**
- * Every error this library throws or emits is an `ExchangeReplicaError` with a stable string
- * `code`, optional context and `cause`. Codes from the exchange (REST and feed) are kept
+ * Every error this library throws or emits (REST calls, replica observables, `errors$`, the
+ * connection's `error` event, the simulator) is an `ExchangeReplicaError` with a stable string
+ * `code`, optional context and `cause`: anything else thrown inside, a bug or a consumer's
+ * exception, arrives wrapped (`ERR_INTERNAL`, `SubscriberError`) with it as `cause`. The one
+ * exception is the caller's own code run by `withRetry`: its failure is rethrown as is (a
+ * thrown non-`Error` as a `TypeError`). Codes from the exchange (REST and feed) are kept
  * verbatim; the library's own codes start with `ERR_`. The table is in the README.
  */
 

@@ -4,6 +4,8 @@ export const ACCOUNT_CHANNELS = ['account', 'balances', 'positions', 'orders', '
 export const CHANNEL_NAMES = [...MARKET_CHANNELS, ...ACCOUNT_CHANNELS] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 
+const NAMES: readonly string[] = CHANNEL_NAMES;
+
 export function isChannelName(s: unknown): s is ChannelName {
-  return typeof s === 'string' && (CHANNEL_NAMES as readonly string[]).includes(s);
+  return typeof s === 'string' && NAMES.includes(s);
 }

@@ -9,7 +9,7 @@ import { RESOLUTIONS, type Resolution } from './enums';
 import { Address, NonNegInt32 } from './scalars';
 import * as R from './records';
 import type { ChannelName } from './channelNames';
-import type { OperationName } from './operations';
+import type { SnapshotOperationName } from './operations';
 import type { ParamValues } from './params';
 
 export { CHANNEL_NAMES, MARKET_CHANNELS, ACCOUNT_CHANNELS, isChannelName, type ChannelName } from './channelNames';
@@ -17,6 +17,12 @@ export { CHANNEL_NAMES, MARKET_CHANNELS, ACCOUNT_CHANNELS, isChannelName, type C
 /** The keys a subscription scope may hold (streaming-protocol.md section 2). */
 export const SCOPE_KEYS = ['market_id', 'is_perps', 'interval', 'address', 'subaccount_id'] as const;
 export type ScopeKey = (typeof SCOPE_KEYS)[number];
+
+const SCOPE_KEY_NAMES: readonly string[] = SCOPE_KEYS;
+
+export function isScopeKey(s: string): s is ScopeKey {
+  return SCOPE_KEY_NAMES.includes(s);
+}
 
 export interface Scope {
   market_id?: number;
@@ -26,13 +32,14 @@ export interface Scope {
   subaccount_id?: number;
 }
 
-const SCOPE_SCHEMAS: Record<ScopeKey, z.ZodType> = {
+/** The schema of each scope key's value (the client frames' `SubscribeFrame` uses them too). */
+export const SCOPE_SCHEMAS = {
   market_id: NonNegInt32,
   is_perps: z.boolean(),
   interval: z.enum(RESOLUTIONS),
   address: Address,
   subaccount_id: NonNegInt32,
-};
+} as const satisfies Record<ScopeKey, z.ZodType>;
 
 /**
  * Where a `replace` channel's snapshot answer holds the scope's record: `answer` it is the
@@ -83,7 +90,7 @@ export type ChannelDef = {
   /** Perp-only market channels (`is_perps` is implied). */
   readonly perpOnly: boolean;
   readonly data: z.ZodType;
-  readonly snapshot: OperationName;
+  readonly snapshot: SnapshotOperationName;
   /** REST parameters of the snapshot for a scope. */
   snapshotParams(scope: Scope): ParamValues;
 } & ChannelFold;

@@ -17,15 +17,15 @@
 import { CHANNELS, isChannelName } from './channels';
 import { decodeServerFrame, type DecodeResult } from './decode';
 import { hotChannelAt, readHotUpdate } from './fastDecodeRecords';
-import { HOT_FRAME_PATTERNS, PATTERN_TEXT_LIMIT, UPDATE_HEAD } from './fastDecodeShapes';
+import { HOT_FRAME_PATTERNS, PATTERN_TEXT_LIMIT } from './fastDecodeShapes';
+import { CHANNEL_NAME_AT, UPDATE_HEAD } from './hotFrameLayout';
 import type { ServerFrame, UpdateFrame } from './frames';
 import type { Bbo, OrderBook } from './records/book';
 import type { Trade } from './records/trade';
 import { summarizeZodError, validateWithDrift, type DriftReport, type ValidateOptions } from './validate';
 
-/** The channels the fast path reads. */
-export const HOT_CHANNELS = ['book', 'bbo', 'trades'] as const;
-export type HotChannel = (typeof HOT_CHANNELS)[number];
+/** The channels the fast path reads (and the writer writes in the compact form). */
+export { HOT_CHANNELS, type HotChannel } from './hotFrameLayout';
 
 /** An update of a hot channel, envelope and `data` both validated. */
 export type HotUpdateFrame =
@@ -50,7 +50,7 @@ export type FrameDecodeResult =
 
 const HEAD_LENGTH = UPDATE_HEAD.length;
 // From the subscription id's closing quote to the first character of the channel name.
-const CHANNEL_AT = ',"channel":"'.length + 1;
+const CHANNEL_AT = CHANNEL_NAME_AT;
 
 /**
  * Reads `text` when it is an update of a hot channel in the server's compact form and

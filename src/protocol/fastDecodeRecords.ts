@@ -28,6 +28,7 @@ import {
   TRADES_TOKENS,
   UPDATE_HEAD,
 } from './fastDecodeShapes';
+import { CHANNEL_NAME_AT } from './hotFrameLayout';
 import type { Bbo, OrderBook, PriceLevel } from './records/book';
 import type { Trade } from './records/trade';
 
@@ -53,7 +54,7 @@ const [BBO_OPEN, BBO_ASK, BBO_CLOSE] = BBO_TOKENS;
 const [TRADES_OPEN, TRADES_CLOSE] = TRADES_TOKENS;
 const { open: ANSWER_OPEN, sequenceFirst: SEQUENCE_FIRST, timestampFirst: TIMESTAMP_FIRST } = ORDER_BOOK_RESPONSE_TOKENS;
 // From the subscription id's closing quote to the first character of the channel name.
-const CHANNEL_AT = ',"channel":"'.length + 1;
+const CHANNEL_AT = CHANNEL_NAME_AT;
 
 /**
  * A cursor over one text. Module-level state keeps the hot path free of allocations;

@@ -1,6 +1,7 @@
 /**
  * The exact text shapes the fast decoder accepts: the server's compact update frames of the
- * hot channels (and the `orderBook` answer), built from the field lists below in two forms:
+ * hot channels (and the `orderBook` answer), built in two forms from the key orders and
+ * tokens of hotFrameLayout.ts, the ones the server-frame writer writes with:
  *
  * - regular expressions that check a whole text in one native pass (the envelope keys in the
  *   documented order, the record keys in their schema order, exactly those, each once; Uint64
@@ -14,38 +15,40 @@
  * Both describe the same texts (the tests run the fast path both ways). The one check a
  * pattern cannot make (20-digit values above 2^64 - 1) is the readers'. @internal
  */
-import { Bbo, OrderBook, PriceLevel } from './records/book';
-import { Trade } from './records/trade';
+import {
+  BBO_KEYS,
+  BOOK_KEYS,
+  CHANNEL_TOKENS,
+  DATA_TOKEN,
+  LEVEL_FIELDS,
+  TIMESTAMP_TOKEN,
+  TRADE_FIELDS,
+  TRADES_KEYS,
+  UPDATE_CLOSE,
+  UPDATE_HEAD,
+  type FieldList,
+  type HotChannel,
+} from './hotFrameLayout';
 
-export type FieldKind = 'uint64' | 'boolean';
-export type FieldList = readonly (readonly [key: string, kind: FieldKind])[];
-
-/** `PriceLevel` fields, in the order of the schema (and of the server's text). */
-export const LEVEL_FIELDS = [
-  ['price_ticks', 'uint64'],
-  ['size_base_lots', 'uint64'],
-] as const satisfies FieldList;
-
-/** `Trade` fields, in the order of the schema. */
-export const TRADE_FIELDS = [
-  ['timestamp_ns', 'uint64'],
-  ['sequence', 'uint64'],
-  ['price_ticks', 'uint64'],
-  ['size_base_lots', 'uint64'],
-  ['quote_notional_lots', 'uint64'],
-  ['taker_is_bid', 'boolean'],
-] as const satisfies FieldList;
-
-/** Keys of the `data` objects, in schema order. */
-export const BOOK_KEYS = ['bids', 'asks'] as const;
-export const BBO_KEYS = ['bid', 'ask'] as const;
-export const TRADES_KEYS = ['trades'] as const;
-
-/** The schemas the lists above mirror (a test checks they agree). */
-export const MIRRORED_SCHEMAS = { PriceLevel, Trade, OrderBook, Bbo } as const;
-
-/** The constant head of every update frame, up to the subscription id's first character. */
-export const UPDATE_HEAD = '{"type":"update","subscription_id":"';
+// The lists and tokens are the writer's (hotFrameLayout.ts); the readers take them from here.
+export {
+  BBO_KEYS,
+  BBO_TOKENS,
+  BOOK_KEYS,
+  BOOK_TOKENS,
+  CHANNEL_TOKENS,
+  DATA_TOKEN,
+  LEVEL_FIELDS,
+  MIRRORED_SCHEMAS,
+  recordTokens,
+  TIMESTAMP_TOKEN,
+  TRADE_FIELDS,
+  TRADES_KEYS,
+  TRADES_TOKENS,
+  UPDATE_HEAD,
+  type FieldKind,
+  type FieldList,
+} from './hotFrameLayout';
 
 /**
  * The longest text the patterns are tried on; longer ones are checked token by token. At
@@ -61,13 +64,18 @@ export const PATTERN_TEXT_LIMIT = 1 << 20;
 const UINT64 = '"\\d{1,20}"';
 const BOOLEAN = '(?:true|false)';
 // JSON strings may hold any character but `"`, `\` (escapes go to the fallback) and controls.
-const PLAIN_STRING = '"[^"\\\\\\x00-\\x1f]*"';
+const PLAIN_STRING_BODY = '[^"\\\\\\x00-\\x1f]*';
+const UINT64_DIGITS = '\\d{1,20}';
 
 function recordPattern(fields: FieldList): string {
   return '\\{' + fields.map(([key, kind]) => `"${key}":${kind === 'uint64' ? UINT64 : BOOLEAN}`).join(',') + '\\}';
 }
 const arrayOf = (item: string) => `\\[(?:${item}(?:,${item})*)?\\]`;
-const envelope = (channel: string) => `^\\{"type":"update","subscription_id":${PLAIN_STRING},"channel":"${channel}","seq":${UINT64},"timestamp_ns":${UINT64},"data":`;
+/** A constant token as a pattern. */
+const literal = (token: string) => token.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+// The tokens hold the quotes of the subscription id and of the Uint64 values.
+const envelope = (channel: HotChannel) =>
+  `^${literal(UPDATE_HEAD)}${PLAIN_STRING_BODY}${literal(CHANNEL_TOKENS[channel])}${UINT64_DIGITS}${literal(TIMESTAMP_TOKEN)}${UINT64_DIGITS}${literal(DATA_TOKEN)}`;
 
 const LEVEL = recordPattern(LEVEL_FIELDS);
 const TRADE = recordPattern(TRADE_FIELDS);
@@ -77,9 +85,9 @@ const BOOK_DATA = `\\{"${BOOK_KEYS[0]}":${arrayOf(LEVEL)},"${BOOK_KEYS[1]}":${ar
 
 /** Whole-frame patterns of the hot channels, for texts up to {@link PATTERN_TEXT_LIMIT}. Linear: every alternative starts differently. */
 export const HOT_FRAME_PATTERNS = {
-  book: new RegExp(`${envelope('book')}${BOOK_DATA}\\}$`),
-  bbo: new RegExp(`${envelope('bbo')}\\{"${BBO_KEYS[0]}":(?:null|${LEVEL}),"${BBO_KEYS[1]}":(?:null|${LEVEL})\\}\\}$`),
-  trades: new RegExp(`${envelope('trades')}\\{"${TRADES_KEYS[0]}":${arrayOf(TRADE)}\\}\\}$`),
+  book: new RegExp(`${envelope('book')}${BOOK_DATA}${literal(UPDATE_CLOSE)}$`),
+  bbo: new RegExp(`${envelope('bbo')}\\{"${BBO_KEYS[0]}":(?:null|${LEVEL}),"${BBO_KEYS[1]}":(?:null|${LEVEL})\\}${literal(UPDATE_CLOSE)}$`),
+  trades: new RegExp(`${envelope('trades')}\\{"${TRADES_KEYS[0]}":${arrayOf(TRADE)}\\}${literal(UPDATE_CLOSE)}$`),
 } as const;
 
 /** The whole `orderBook` answer, either order of the two envelope scalars, for texts up to {@link PATTERN_TEXT_LIMIT}. Linear: the alternatives start differently. */
@@ -87,35 +95,7 @@ export const ORDER_BOOK_RESPONSE_PATTERN = new RegExp(
   `^\\{"data":${BOOK_DATA}(?:,"sequence":${UINT64},"timestamp_ns":${UINT64}|,"timestamp_ns":${UINT64},"sequence":${UINT64})\\}$`,
 );
 
-// ---- the tokens ----------------------------------------------------------------
-
-/**
- * The constant text around the values of a record in the compact form, one entry per value
- * plus the closing one: `tokens[i]` runs from the end of value i - 1 (or the record's start)
- * to the first character of value i, the quotes of Uint64 values included (their reader
- * takes digits only); the last one closes the record.
- *
- * @example
- * recordTokens(LEVEL_FIELDS) // => ['{"price_ticks":"', '","size_base_lots":"', '"}']
- */
-export function recordTokens(fields: FieldList): string[] {
-  const quote = (i: number) => (fields[i]?.[1] === 'uint64' ? '"' : '');
-  return [...fields.map(([key], i) => `${quote(i - 1)}${i === 0 ? '{' : ','}"${key}":${quote(i)}`), `${quote(fields.length - 1)}}`];
-}
-
-/** The text between a `data` object's values (arrays: their brackets included), per data kind. */
-export const BOOK_TOKENS = [`{"${BOOK_KEYS[0]}":[`, `],"${BOOK_KEYS[1]}":[`, ']}'] as const;
-export const BBO_TOKENS = [`{"${BBO_KEYS[0]}":`, `,"${BBO_KEYS[1]}":`, '}'] as const;
-export const TRADES_TOKENS = [`{"${TRADES_KEYS[0]}":[`, ']}'] as const;
-
-/**
- * An update's envelope after the subscription id, per hot channel: from the id's closing
- * quote to the first digit of `seq`; then from `seq`'s last digit to `timestamp_ns`'s first,
- * and from there to `data`.
- */
-export const CHANNEL_TOKENS = { book: '","channel":"book","seq":"', bbo: '","channel":"bbo","seq":"', trades: '","channel":"trades","seq":"' } as const;
-export const TIMESTAMP_TOKEN = '","timestamp_ns":"';
-export const DATA_TOKEN = '","data":';
+// ---- the tokens (the `orderBook` answer; the feed's are hotFrameLayout.ts') ---------
 
 /**
  * The `orderBook` answer around its values: `{"data":` before the book; after it, the tokens

@@ -3,6 +3,8 @@
  * (exchange-api-v1.md section 7.2).
  */
 import { z } from 'zod';
+import { CHANNEL_NAMES } from './channelNames';
+import { SCOPE_SCHEMAS } from './channels';
 import { TimestampNs, Uint64 } from './scalars';
 
 /** The path of the feed on the REST host (streaming-protocol.md section 7). */
@@ -21,29 +23,35 @@ export const RESYNC_REASONS = ['gap', 'lag'] as const;
 export type ResyncReason = (typeof RESYNC_REASONS)[number];
 
 // ---- client frames -------------------------------------------------------
-
-export interface SubscribeFrame {
-  type: 'subscribe';
-  request_id: string;
-  channel: string;
-  market_id?: number;
-  is_perps?: boolean;
-  interval?: string;
-  address?: string;
-  subaccount_id?: number;
-}
-export interface UnsubscribeFrame {
-  type: 'unsubscribe';
-  request_id: string;
-  subscription_id: string;
-}
-export interface PingFrame {
-  type: 'ping';
-  request_id: string;
-}
-export type ClientFrame = SubscribeFrame | UnsubscribeFrame | PingFrame;
+// Read and written by clientFrameCodec.ts (`parseClientFrame`, `writeClientFrame`).
 
 export const CLIENT_FRAME_TYPES = ['subscribe', 'unsubscribe', 'ping'] as const;
+export type ClientFrameType = (typeof CLIENT_FRAME_TYPES)[number];
+
+/**
+ * Subscribe: a channel and its scope, no other key. Which scope keys a channel requires and
+ * accepts is the channels table's (`validateScope`); each value here is the key's schema.
+ */
+export const SubscribeFrame = z.strictObject({
+  type: z.literal('subscribe'),
+  request_id: z.string(),
+  channel: z.enum(CHANNEL_NAMES),
+  market_id: SCOPE_SCHEMAS.market_id.optional(),
+  is_perps: SCOPE_SCHEMAS.is_perps.optional(),
+  interval: SCOPE_SCHEMAS.interval.optional(),
+  address: SCOPE_SCHEMAS.address.optional(),
+  subaccount_id: SCOPE_SCHEMAS.subaccount_id.optional(),
+});
+/** Unsubscribe; other keys are ignored. */
+export const UnsubscribeFrame = z.object({ type: z.literal('unsubscribe'), request_id: z.string(), subscription_id: z.string() });
+/** Ping; other keys are ignored. */
+export const PingFrame = z.object({ type: z.literal('ping'), request_id: z.string() });
+
+export const ClientFrame = z.discriminatedUnion('type', [SubscribeFrame, UnsubscribeFrame, PingFrame]);
+export type SubscribeFrame = z.infer<typeof SubscribeFrame>;
+export type UnsubscribeFrame = z.infer<typeof UnsubscribeFrame>;
+export type PingFrame = z.infer<typeof PingFrame>;
+export type ClientFrame = z.infer<typeof ClientFrame>;
 
 // ---- server frames -------------------------------------------------------
 

@@ -11,6 +11,8 @@ export * from './operations';
 export * from './envelope';
 export * from './channels';
 export * from './frames';
+export * from './clientFrameCodec';
+export * from './serverFrameWriter';
 export * from './validate';
 export * from './decode';
 export * from './frameSubscriptionId';

@@ -122,5 +122,8 @@ export type Operations = typeof OPERATIONS;
 export type OperationName = keyof Operations;
 export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
 
+/** Operations that are a channel's REST snapshot (`snapshotOf`): their answers carry `sequence`. */
+export type SnapshotOperationName = { [N in OperationName]: [NonNullable<Operations[N]['snapshotOf']>] extends [never] ? never : N }[OperationName];
+
 /** The `data` type of an operation's successful answer. */
 export type OperationData<N extends OperationName> = z.infer<Operations[N]['data']>;

@@ -9,7 +9,7 @@
  *   in order once the consumer catches up. Memory stays bounded whatever the consumer does.
  */
 import { Subject, type Observable } from 'rxjs';
-import { InvalidParameterError } from '../errors';
+import { positiveInteger } from '../util/positiveInteger';
 import { BoundedQueue } from './BoundedQueue';
 import type { EventItem } from './EventItem';
 
@@ -37,7 +37,7 @@ export class EventFeed<T> {
 
   /** @param options.bufferSize default buffer of `iterate()` @default DEFAULT_EVENT_BUFFER */
   constructor(options: EventIteratorOptions = {}) {
-    this.bufferSize = checkSize(options.bufferSize ?? DEFAULT_EVENT_BUFFER);
+    this.bufferSize = positiveInteger(options.bufferSize ?? DEFAULT_EVENT_BUFFER, 'bufferSize');
     this.events$ = this.subject.asObservable();
   }
 
@@ -54,7 +54,7 @@ export class EventFeed<T> {
    * @throws InvalidParameterError when `bufferSize` is not a positive integer.
    */
   iterate(options: EventIteratorOptions = {}): AsyncIterableIterator<EventItem<T>> {
-    const queue: BoundedQueue<T> = new BoundedQueue<T>(checkSize(options.bufferSize ?? this.bufferSize), () => this.queues.delete(queue));
+    const queue: BoundedQueue<T> = new BoundedQueue<T>(positiveInteger(options.bufferSize ?? this.bufferSize, 'bufferSize'), () => this.queues.delete(queue));
     if (this.closed) queue.end();
     else this.queues.add(queue);
     const iterator: AsyncIterableIterator<EventItem<T>> = {
@@ -85,9 +85,4 @@ export class EventFeed<T> {
     this.queues.clear();
     this.subject.complete();
   }
-}
-
-function checkSize(n: number): number {
-  if (!Number.isInteger(n) || n < 1) throw new InvalidParameterError(`invalid option 'bufferSize': expected an integer >= 1, got ${String(n)}`, { param: 'bufferSize' });
-  return n;
 }

@@ -11,10 +11,10 @@
  */
 import { ReplaySubject, type Observable, type Subscription } from 'rxjs';
 import type { EventItem } from './EventItem';
-import { EventFeed, type EventIteratorOptions } from './EventFeed';
+import { EventFeed } from './EventFeed';
 import type { EventLog, EventLogState } from './eventReducer';
 import type { ReplicaState } from './ReplicaState';
-import type { ReplicaStatus, StatusChange } from './status';
+import type { ReplicaStatus, StatusChange } from './ReplicaStatus';
 import type { ResyncTrigger, StreamSync } from './StreamSync';
 
 export interface EventReplicaOptions {
@@ -81,11 +81,6 @@ export class EventReplica<T> {
   /** Resyncs started, by trigger. */
   get resyncCounts(): Readonly<Record<ResyncTrigger, number>> {
     return this.sync.resyncCounts;
-  }
-
-  /** A pull-based consumer with a bounded buffer (see EventFeed.iterate). */
-  iterate(options: EventIteratorOptions = {}): AsyncIterableIterator<EventItem<T>> {
-    return this.feed.iterate(options);
   }
 
   start(): this {

@@ -7,7 +7,7 @@
  * recording replayed.
  */
 import type { Observable } from 'rxjs';
-import type { ChannelName, OperationName, ParamValues, Scope } from '../protocol';
+import type { ChannelName, ParamValues, Scope, SnapshotOperationName } from '../protocol';
 import type { SnapshotPage } from './SnapshotFetcher';
 
 /** The subscription is active: updates follow. Sent again after every reconnect. */
@@ -49,7 +49,7 @@ export type SourceEvent = SourceSubscribed | SourceUpdate | SourceResyncRequired
  * @example
  * const source: ReplicaSource = {
  *   events: (channel, scope) => router.stream(channel, scope),
- *   snapshot: (operation, params, signal) => rest.request(operation, params, { signal }),
+ *   snapshot: (operation, params, signal) => rest.call(operation, params, { signal }),
  * };
  */
 export interface ReplicaSource {
@@ -65,5 +65,5 @@ export interface ReplicaSource {
    * what `Reducer.loadSnapshot` and the generic loaders ask for, page by page. Honours
    * `signal`. Not retried here: the replica retries the whole snapshot with its policy.
    */
-  snapshot(operation: OperationName, params: ParamValues, signal: AbortSignal): Promise<SnapshotPage>;
+  snapshot(operation: SnapshotOperationName, params: ParamValues, signal: AbortSignal): Promise<SnapshotPage>;
 }

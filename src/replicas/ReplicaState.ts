@@ -1,5 +1,5 @@
 /** What a replica emits: its state and everything needed to judge it (status, sequence, timing). */
-import type { ReplicaStatus } from './status';
+import type { ReplicaStatus } from './ReplicaStatus';
 import type { ReplicaTransitionCode } from './statusCodes';
 
 /**

@@ -1,8 +1,9 @@
 /**
- * How replicas get REST snapshots: a fetcher (the REST client's generic, validated request)
- * and what a snapshot load hands to StreamSync.
+ * How replicas get snapshots: a fetcher of snapshot-operation answers (the source's
+ * `snapshot`; for the exchange, the REST client's validated `call`) and what a snapshot load
+ * hands to StreamSync.
  */
-import type { ChannelName, OperationName, ParamValues, Scope } from '../protocol';
+import type { ChannelName, ParamValues, Scope, SnapshotOperationName } from '../protocol';
 
 /** One validated REST answer: the envelope keys a snapshot needs. */
 export interface SnapshotPage {
@@ -14,8 +15,8 @@ export interface SnapshotPage {
   readonly timestamp_ns?: string;
 }
 
-/** The REST client's generic request: one operation, its parameters, a cancellation signal. */
-export type SnapshotFetcher = (operation: OperationName, params: ParamValues, signal: AbortSignal) => Promise<SnapshotPage>;
+/** One answer of a snapshot operation (the REST client's `call`, or any other source): the operation, its parameters, a cancellation signal. */
+export type SnapshotFetcher = (operation: SnapshotOperationName, params: ParamValues, signal: AbortSignal) => Promise<SnapshotPage>;
 
 /** A snapshot ready for `Reducer.fromSnapshot`. */
 export interface LoadedSnapshot<Snapshot = unknown> {

@@ -11,7 +11,7 @@ import { InvalidParameterError, RestApiError } from '../errors';
 import { isRetryableError } from '../rest/retryPolicy';
 import { ReplicaIntegrityError } from './ReplicaIntegrityError';
 import type { ResyncLimiter } from './ResyncLimiter';
-import type { ResyncScheduler } from './resyncScheduler';
+import type { ResyncScheduler } from './ResyncScheduler';
 import { SnapshotBehindError, SnapshotError } from './SnapshotError';
 
 /** Failures worth another attempt: what the REST policy retries, a snapshot behind the buffered updates or inconsistent (pages, reducer). */

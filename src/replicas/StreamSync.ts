@@ -18,14 +18,16 @@
  * and the liveness window (no update for `livenessMs` while subscribed). Snapshot requests
  * are rate-limited per stream (`resyncBurst`, `resyncRefillMs`).
  *
- * One state variable: the `ReplicaStateMachine` (status.ts); the public status is derived
+ * One state variable: the `ReplicaStateMachine`; the public status is derived
  * from it. Each state owns at most one timer (`timer`: the catch-up bound, or the
  * resubscribe delay), the liveness window runs in `live`, and the snapshot request
  * (`SnapshotLoader`) in `syncing`/`resyncing`: `stopWork()` ends all of them.
  */
 import { ReplaySubject, type Observable, type Subscription } from 'rxjs';
 import { Backoff, type Clock, type Timer } from '../clock';
-import { AbortedError, ExchangeReplicaError, RequestTimeoutError } from '../errors';
+import { AbortedError, RequestTimeoutError } from '../errors';
+import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
+import { messageOf } from '../errors/messageOf';
 import { streamKey, type ChannelName, type Scope } from '../protocol';
 import { buildFromSnapshot, foldUpdates, type BuiltState } from './buildState';
 import { LivenessWatch } from './LivenessWatch';
@@ -33,12 +35,14 @@ import type { Reducer } from './Reducer';
 import type { SourceEvent, SourceUpdate } from './ReplicaSource';
 import type { EmissionCause, ReplicaState } from './ReplicaState';
 import { ResyncLimiter } from './ResyncLimiter';
-import { ResyncScheduler } from './resyncScheduler';
+import { ResyncScheduler } from './ResyncScheduler';
 import type { LoadedSnapshot, SnapshotFetcher } from './SnapshotFetcher';
 import { SnapshotAheadError } from './SnapshotError';
 import { isPermanentSnapshotFailure, SnapshotLoader } from './SnapshotLoader';
 import { loadSinglePage } from './snapshotLoaders';
-import { ReplicaStateMachine, type ReplicaStatus, type ReplicaTransitionCode, type StatusChange, type SyncState } from './status';
+import { ReplicaStateMachine, type SyncState } from './ReplicaStateMachine';
+import type { ReplicaStatus, StatusChange } from './ReplicaStatus';
+import type { ReplicaTransitionCode } from './statusCodes';
 import { emptyResyncCounts, resolveStreamSyncOptions, type ResolvedStreamSyncOptions, type ResyncTrigger, type StreamSyncConfig, type StreamSyncOptions } from './streamSyncOptions';
 import { UpdateBuffer } from './UpdateBuffer';
 
@@ -114,6 +118,7 @@ export class StreamSync<S> {
       config.scheduler ?? new ResyncScheduler(),
       limiter,
       this.clock,
+      this.options.random,
     );
     const maxAheadMs = this.options.retryAfterMs;
     this.aheadBackoff = new Backoff({ initialDelayMs: Math.min(AHEAD_BACKOFF_BASE_MS, maxAheadMs), maxDelayMs: maxAheadMs, factor: 2, jitter: 0, retries: Number.POSITIVE_INFINITY });
@@ -130,11 +135,6 @@ export class StreamSync<S> {
     return this.machine.status;
   }
 
-  /** The internal state the public status is derived from (see status.ts). */
-  get syncState(): SyncState {
-    return this.machine.state;
-  }
-
   /** The latest emission, undefined before the first snapshot. */
   get latest(): ReplicaState<S> | undefined {
     return this.latestEmission;
@@ -143,11 +143,6 @@ export class StreamSync<S> {
   /** Resyncs started, by trigger (for soak reports). */
   get resyncCounts(): Readonly<Record<ResyncTrigger, number>> {
     return { ...this.counts };
-  }
-
-  /** Updates dropped because the buffer was full while waiting for a snapshot. */
-  get droppedBufferedUpdates(): number {
-    return this.buffer.dropped;
   }
 
   /** Subscribes to the source's stream. Idempotent. */
@@ -271,7 +266,7 @@ export class StreamSync<S> {
       next = this.reducer.apply(this.state, update.data, update.seq);
     } catch (error) {
       this.report(error);
-      this.startResync('integrity', `update ${update.seq} rejected: ${errorMessage(error)}`);
+      this.startResync('integrity', `update ${update.seq} rejected: ${messageOf(error)}`);
       // The fresh snapshot may predate this update: keep it to fold in after the snapshot.
       this.buffer.push(update);
       return;
@@ -310,7 +305,7 @@ export class StreamSync<S> {
       ready = foldUpdates(this.reducer, held, [update], this.errorContext());
     } catch (error) {
       this.report(error);
-      this.startResync('integrity', `update ${update.seq} rejected: ${errorMessage(error)}`);
+      this.startResync('integrity', `update ${update.seq} rejected: ${messageOf(error)}`);
       this.buffer.push(update);
       return;
     }
@@ -356,7 +351,7 @@ export class StreamSync<S> {
    */
   private onStreamError(error: unknown): void {
     if (!(error instanceof RequestTimeoutError)) {
-      this.fail('failed_subscription', `subscription failed: ${errorMessage(error)}`, error);
+      this.fail('failed_subscription', `subscription failed: ${messageOf(error)}`, error);
       return;
     }
     this.report(error);
@@ -364,7 +359,7 @@ export class StreamSync<S> {
     this.buffer.clear();
     this.subscription = undefined;
     const next = this.hasState || this.machine.state === 'stale' ? 'stale' : 'idle';
-    this.toState(next, 'subscribe_timeout', `subscribe timed out, retrying in ${this.options.retryAfterMs} ms: ${errorMessage(error)}`);
+    this.toState(next, 'subscribe_timeout', `subscribe timed out, retrying in ${this.options.retryAfterMs} ms: ${messageOf(error)}`);
     this.timer = this.clock.setTimer(
       () =>
         this.guard(() => {
@@ -448,7 +443,7 @@ export class StreamSync<S> {
     const s = this.machine.state;
     if ((s !== 'syncing' && s !== 'resyncing') || this.closed) return;
     if (isPermanentSnapshotFailure(error)) {
-      this.fail('failed_snapshot', `the snapshot cannot be had: ${errorMessage(error)}`, error);
+      this.fail('failed_snapshot', `the snapshot cannot be had: ${messageOf(error)}`, error);
       return;
     }
     this.report(error);
@@ -467,7 +462,7 @@ export class StreamSync<S> {
     this.buffer.clear();
     this.subscription?.unsubscribe();
     this.toState('failed', code, reason);
-    this.subject.error(error instanceof ExchangeReplicaError ? error : new ExchangeReplicaError('ERR_INTERNAL', `${this.key}: ${reason}`, this.errorContext(), { cause: error }));
+    this.subject.error(asExchangeReplicaError(error, `${this.key}: ${reason}`, this.errorContext()));
   }
 
   /** Ends the work of the current state: the snapshot request, the state's timer, the liveness window, a held state. */
@@ -532,8 +527,4 @@ function newestSeq(updates: readonly SourceUpdate[]): bigint | undefined {
   let newest: bigint | undefined;
   for (const u of updates) if (newest === undefined || u.seq > newest) newest = u.seq;
   return newest;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -12,8 +12,6 @@ export interface BufferedUpdate {
 export class UpdateBuffer<U extends BufferedUpdate = BufferedUpdate> {
   private items: U[] = [];
   private head = 0;
-  /** Updates dropped because the buffer was full. */
-  dropped = 0;
 
   /** @param capacity most updates held @default 10000 */
   constructor(readonly capacity = 10_000) {}
@@ -26,7 +24,6 @@ export class UpdateBuffer<U extends BufferedUpdate = BufferedUpdate> {
     this.items.push(update);
     if (this.length > this.capacity) {
       this.head++;
-      this.dropped++;
       // Compact once the dead prefix dominates, so memory stays bounded by ~2x capacity.
       if (this.head > this.capacity) {
         this.items = this.items.slice(this.head);

@@ -10,7 +10,7 @@ import { EventReplica, type EventReplicaOptions } from './EventReplica';
 import type { Reducer } from './Reducer';
 import type { CandleReducerOptions } from './reducers';
 import type { ReplicaSource } from './ReplicaSource';
-import type { ResyncScheduler } from './resyncScheduler';
+import type { ResyncScheduler } from './ResyncScheduler';
 import { StreamSync, type StreamSyncOptions } from './StreamSync';
 
 /** What every replica runs on. */

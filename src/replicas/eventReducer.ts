@@ -9,7 +9,7 @@
  * array per step, never changed afterwards); the EventReplica hands them on as the state is
  * shown. A fold of several steps shown as one is joined into one state (see Reducer.join).
  */
-import { InvalidParameterError } from '../errors';
+import { positiveInteger } from '../util/positiveInteger';
 import type { ChannelName } from '../protocol';
 import type { EventItem } from './EventItem';
 import { DEFAULT_MAX_HISTORY_PAGES, loadEventHistory, type EventHistory } from './eventHistory';
@@ -51,17 +51,12 @@ export interface EventReducerOptions {
   readonly maxHistoryPages?: number;
 }
 
-function positiveInt(name: string, v: number): number {
-  if (!Number.isInteger(v) || v < 1) throw new InvalidParameterError(`invalid option '${name}': expected an integer >= 1, got ${String(v)}`, { param: name });
-  return v;
-}
-
 /**
  * @throws InvalidParameterError when an option is not a positive integer.
  */
 export function createEventReducer<T>(spec: EventChannelSpec<T>, options: EventReducerOptions = {}): Reducer<EventLogState<T>, unknown, EventHistory<T>> {
-  const recentLimit = positiveInt('recentLimit', options.recentLimit ?? DEFAULT_RECENT_LIMIT);
-  const maxPages = positiveInt('maxHistoryPages', options.maxHistoryPages ?? DEFAULT_MAX_HISTORY_PAGES);
+  const recentLimit = positiveInteger(options.recentLimit ?? DEFAULT_RECENT_LIMIT, 'recentLimit');
+  const maxPages = positiveInteger(options.maxHistoryPages ?? DEFAULT_MAX_HISTORY_PAGES, 'maxHistoryPages');
   const seqOf = spec.sequenceOf;
 
   /** Sorted by sequence, one record per sequence. */

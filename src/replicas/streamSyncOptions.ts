@@ -1,10 +1,12 @@
 /** Configuration and options of a StreamSync, their defaults (applied here, once) and the resync triggers it counts. */
 import { systemClock, type Clock } from '../clock';
 import { InvalidParameterError } from '../errors';
+import { positiveInteger } from '../util/positiveInteger';
+import { recordOf } from '../util/recordOf';
 import type { ChannelName, Scope } from '../protocol';
 import type { Reducer } from './Reducer';
 import type { ReplicaSource } from './ReplicaSource';
-import type { ResyncScheduler } from './resyncScheduler';
+import type { ResyncScheduler } from './ResyncScheduler';
 import type { ReplicaTransitionCode } from './statusCodes';
 
 /** What a StreamSync runs on. */
@@ -27,7 +29,7 @@ export type ResyncTrigger = (typeof RESYNC_TRIGGERS)[number];
 
 /** A zeroed count per trigger. */
 export function emptyResyncCounts(): Record<ResyncTrigger, number> {
-  return Object.fromEntries(RESYNC_TRIGGERS.map((t) => [t, 0])) as Record<ResyncTrigger, number>;
+  return recordOf(RESYNC_TRIGGERS, () => 0);
 }
 
 /**
@@ -74,6 +76,8 @@ export interface StreamSyncOptions {
    * @default systemClock
    */
   readonly clock?: Clock;
+  /** Source of the snapshot retry jitter, uniform in [0, 1). @default Math.random */
+  readonly random?: () => number;
 }
 
 export interface ResolvedStreamSyncOptions {
@@ -86,6 +90,7 @@ export interface ResolvedStreamSyncOptions {
   readonly onLatency?: (streamKey: string, latencyNs: bigint) => void;
   readonly onError?: (error: unknown) => void;
   readonly clock: Clock;
+  readonly random: () => number;
 }
 
 /**
@@ -95,20 +100,16 @@ export interface ResolvedStreamSyncOptions {
 export function resolveStreamSyncOptions(channel: ChannelName, options: StreamSyncOptions = {}): ResolvedStreamSyncOptions {
   return {
     livenessMs: nonNegative('livenessMs', options.livenessMs ?? DEFAULT_LIVENESS_MS[channel] ?? 0),
-    maxBufferedUpdates: positiveInteger('maxBufferedUpdates', options.maxBufferedUpdates ?? 10_000),
+    maxBufferedUpdates: positiveInteger(options.maxBufferedUpdates ?? 10_000, 'maxBufferedUpdates'),
     retryAfterMs: nonNegative('retryAfterMs', options.retryAfterMs ?? 5000),
-    resyncBurst: positiveInteger('resyncBurst', options.resyncBurst ?? 5),
+    resyncBurst: positiveInteger(options.resyncBurst ?? 5, 'resyncBurst'),
     resyncRefillMs: nonNegative('resyncRefillMs', options.resyncRefillMs ?? 1000),
     snapshotAheadMs: nonNegative('snapshotAheadMs', options.snapshotAheadMs ?? 5000),
     onLatency: options.onLatency,
     onError: options.onError,
     clock: options.clock ?? systemClock,
+    random: options.random ?? Math.random,
   };
-}
-
-function positiveInteger(name: string, v: number): number {
-  if (!Number.isInteger(v) || v < 1) throw new InvalidParameterError(`invalid option '${name}': expected an integer >= 1, got ${String(v)}`, { param: name });
-  return v;
 }
 
 function nonNegative(name: string, v: number): number {

@@ -7,11 +7,15 @@
 import { EventEmitter } from 'eventemitter3';
 import { encodeQuery, fillPath, OPERATION_NAMES, OPERATIONS, validateParams, type OperationName } from '../protocol';
 import { InvalidParameterError } from '../errors';
+import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
+import { messageOf } from '../errors/messageOf';
+import { positiveInteger } from '../util/positiveInteger';
 import { DriftDeduper, type DriftEvent } from './DriftDeduper';
 import { fetchText, type FetchLike } from './fetchText';
 import { interpretResponse } from './interpretResponse';
 import type { OperationArgs, OperationMethods, OperationResponse, RequestOptions } from './operationTypes';
 import type { BackoffOptions } from '../clock/Backoff';
+import { systemClock, type Clock } from '../clock/Clock';
 import { DEFAULT_RETRY_POLICY, resolveRetryPolicy, withRetry, type RetryPolicy } from './retryPolicy';
 
 /** Options of {@link RestClient}. */
@@ -44,6 +48,10 @@ export interface RestClientOptions {
    * @default 67108864 (64 MiB)
    */
   readonly maxResponseBytes?: number;
+  /** Time source of the request timeouts and of the retry delays. @default systemClock */
+  readonly clock?: Clock;
+  /** Source of the retry jitter, uniform in [0, 1). @default Math.random */
+  readonly random?: () => number;
 }
 
 /** Options after defaults were applied. */
@@ -56,6 +64,8 @@ export interface ResolvedRestClientOptions {
   readonly onDrift: ((event: DriftEvent) => void) | undefined;
   readonly headers: Readonly<Record<string, string>>;
   readonly maxResponseBytes: number;
+  readonly clock: Clock;
+  readonly random: () => number;
 }
 
 /** Default of {@link RestClientOptions.maxResponseBytes}: 64 MiB. */
@@ -85,13 +95,6 @@ function checkTimeout(v: unknown, param: string): number {
   return v;
 }
 
-function checkByteLimit(v: unknown, param: string): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) {
-    throw new InvalidParameterError(`invalid '${param}': expected a positive integer number of bytes, got ${String(v)}`, { param });
-  }
-  return v;
-}
-
 /** Applies the defaults of {@link RestClientOptions} (the one place they live). */
 export function resolveRestClientOptions(o: RestClientOptions): ResolvedRestClientOptions {
   let url: URL;
@@ -112,7 +115,9 @@ export function resolveRestClientOptions(o: RestClientOptions): ResolvedRestClie
     strict: o.strict ?? false,
     onDrift: o.onDrift,
     headers: { accept: 'application/json', ...(o.headers ?? {}) },
-    maxResponseBytes: checkByteLimit(o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, 'maxResponseBytes'),
+    maxResponseBytes: positiveInteger(o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, 'maxResponseBytes'),
+    clock: o.clock ?? systemClock,
+    random: o.random ?? Math.random,
   };
 }
 
@@ -142,10 +147,22 @@ export class RestClient {
   }
 
   /**
-   * Calls any operation by name: the generic form behind every typed method.
+   * Calls any operation by name, its parameters and answer typed by the name (each typed
+   * method is this with the name fixed).
    * @example await rest.request('trades', { market_type: 'spot', market_id: 1, limit: 50 })
    */
-  async request<N extends OperationName>(name: N, ...[params, opts = {}]: OperationArgs<N>): Promise<OperationResponse<N>> {
+  request<N extends OperationName>(name: N, ...[params, opts]: OperationArgs<N>): Promise<OperationResponse<N>> {
+    return this.call(name, params, opts);
+  }
+
+  /**
+   * Calls an operation named at run time (a command line, a replica's snapshot load): the
+   * parameters are checked against the operations table before anything is sent, exactly as
+   * for `request`; the answer is typed as the union of the answers of the operations `name`
+   * may be (e.g. every snapshot envelope, with its `sequence`, for a `SnapshotOperationName`).
+   * @example const page = await rest.call(CHANNELS.bbo.snapshot, { market_type: 'perp', market_id: 0 }, { signal });
+   */
+  async call<N extends OperationName>(name: N, params?: Readonly<Record<string, unknown>>, opts: RequestOptions = {}): Promise<OperationResponse<N>> {
     if (!Object.hasOwn(OPERATIONS, name)) {
       throw new InvalidParameterError(`unknown operation ${JSON.stringify(name)}: accepted operations are ${OPERATION_NAMES.join(', ')}`, { param: 'operation' });
     }
@@ -157,11 +174,18 @@ export class RestClient {
     const url = this.options.baseUrl + fillPath(op.path, checked.value) + encodeQuery(op.params, checked.value);
     const validate = { strict: this.options.strict, onDrift: (r: { path: string; keys: readonly string[] }) => this.#reportDrift(name, r) };
     const attempt = async () => {
-      const answer = await fetchText(url, { fetch: this.options.fetch, timeoutMs, headers: { ...this.options.headers }, operation: name, signal: opts.signal, maxResponseBytes: this.options.maxResponseBytes });
-      return interpretResponse(name, answer, validate) as OperationResponse<N>;
+      const answer = await fetchText(url, { fetch: this.options.fetch, timeoutMs, headers: { ...this.options.headers }, operation: name, signal: opts.signal, maxResponseBytes: this.options.maxResponseBytes, clock: this.options.clock });
+      try {
+        return interpretResponse(name, answer, validate) as OperationResponse<N>;
+      } catch (e) {
+        // A decoder's own failure (a bug, not the answer's) still reaches the caller as the library's error.
+        throw asExchangeReplicaError(e, `${name}: ${messageOf(e)}`, { operation: name });
+      }
     };
     return withRetry(attempt, policy, opts.signal, {
       context: { operation: name },
+      clock: this.options.clock,
+      random: this.options.random,
       onRetry: (info) => this.events.emit('retry', { operation: name, ...info }),
     });
   }
@@ -174,10 +198,10 @@ export class RestClient {
   }
 }
 
-// The typed methods: one per row of the operations table, all delegating to `request`.
+// The typed methods: one per row of the operations table, all delegating to `call`.
 export interface RestClient extends OperationMethods {}
 
-type ReservedMember = 'request' | 'events' | 'options';
+type ReservedMember = 'request' | 'call' | 'events' | 'options';
 // Compile-time guard: an operation may never shadow a member of the client.
 const noClash: [Extract<OperationName, ReservedMember>] extends [never] ? true : never = true;
 void noClash;
@@ -186,8 +210,8 @@ for (const name of OPERATION_NAMES) {
   Object.defineProperty(RestClient.prototype, name, {
     configurable: true,
     writable: true,
-    value: function (this: RestClient, params?: unknown, opts?: RequestOptions) {
-      return this.request(name, params as never, opts);
+    value: function (this: RestClient, params?: Readonly<Record<string, unknown>>, opts?: RequestOptions) {
+      return this.call(name, params, opts);
     },
   });
 }

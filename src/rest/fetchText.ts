@@ -4,6 +4,7 @@
  * body over the limit, or a transport failure.
  * @internal
  */
+import { systemClock, type Clock } from '../clock/Clock';
 import { AbortedError, ResponseTooLargeError, RestTimeoutError, RestTransportError } from '../errors';
 
 /** The part of a body stream reader the client uses (a WHATWG `ReadableStreamDefaultReader`). */
@@ -38,6 +39,8 @@ export interface FetchTextOptions {
   readonly signal?: AbortSignal;
   /** Largest body accepted, in bytes (after any content decoding). */
   readonly maxResponseBytes: number;
+  /** Time source of the timeout. @default systemClock */
+  readonly clock?: Clock;
 }
 
 /**
@@ -52,7 +55,7 @@ export async function fetchText(url: string, o: FetchTextOptions): Promise<HttpA
   if (o.signal?.aborted) throw new AbortedError(`${o.operation}: aborted by the caller`, context, { cause: o.signal.reason });
   const controller = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => {
+  const timer = (o.clock ?? systemClock).setTimer(() => {
     timedOut = true;
     controller.abort();
   }, o.timeoutMs);
@@ -91,7 +94,7 @@ export async function fetchText(url: string, o: FetchTextOptions): Promise<HttpA
     if (timedOut) throw new RestTimeoutError(`${o.operation}: no complete answer within ${o.timeoutMs} ms`, context, { cause: e });
     throw new RestTransportError(`${o.operation}: request failed: ${describe(e)}`, context, { cause: e });
   } finally {
-    clearTimeout(timer);
+    timer.cancel();
     o.signal?.removeEventListener('abort', onAbort);
   }
 }
@@ -122,7 +125,7 @@ async function readLimited(reader: BodyReaderLike, limit: number, tooLarge: (siz
 
 function describe(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
-  const cause = (e as { cause?: unknown }).cause;
+  const cause = e.cause;
   // undici reports "fetch failed" and keeps the useful part (ECONNREFUSED, socket closed) in cause.
   return cause instanceof Error ? `${e.message} (${cause.message})` : e.message;
 }

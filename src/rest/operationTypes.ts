@@ -27,8 +27,11 @@ export type VersionedResponse<N extends OperationName> = Simplify<
     ([NonNullable<Op<N>['snapshotOf']>] extends [never] ? unknown : { sequence: string })
 >;
 
-/** What operation `N` resolves to: the envelope when versioned, else the bare record. */
-export type OperationResponse<N extends OperationName> = Op<N>['versioned'] extends true ? VersionedResponse<N> : OperationData<N>;
+/**
+ * What operation `N` resolves to: the envelope when versioned, else the bare record. For a
+ * union of names (an operation named at run time), the union of their answers.
+ */
+export type OperationResponse<N extends OperationName> = N extends OperationName ? (Op<N>['versioned'] extends true ? VersionedResponse<N> : OperationData<N>) : never;
 
 /** Per-call options of every operation. */
 export interface RequestOptions {

@@ -6,6 +6,7 @@
  */
 import { OPERATION_NAMES, OPERATIONS } from '../protocol';
 import { InvalidParameterError } from '../errors';
+import { positiveInteger } from '../util/positiveInteger';
 import type { OperationParams, OperationResponse, PagedOperationName, RequestOptions } from './operationTypes';
 import type { RestClient } from './RestClient';
 import { walkCursor } from './walkCursor';
@@ -16,7 +17,7 @@ export interface PaginateOptions extends RequestOptions {
   readonly maxPages?: number;
 }
 
-const PAGED = OPERATION_NAMES.filter((n) => OPERATIONS[n].pages);
+const PAGED: readonly string[] = OPERATION_NAMES.filter((n) => OPERATIONS[n].pages);
 
 /**
  * Async iterator over the pages (whole envelopes) of `name`, starting at `params.cursor`
@@ -35,19 +36,17 @@ const PAGED = OPERATION_NAMES.filter((n) => OPERATIONS[n].pages);
  * that cursor is requested again.
  */
 export function paginate<N extends PagedOperationName>(
-  rest: Pick<RestClient, 'request'>,
+  rest: Pick<RestClient, 'call'>,
   name: N,
   params: OperationParams<N>,
   options: PaginateOptions = {},
 ): AsyncGenerator<OperationResponse<N>, void, undefined> {
-  if (!(PAGED as string[]).includes(name)) {
+  if (!PAGED.includes(name)) {
     throw new InvalidParameterError(`paginate: operation ${JSON.stringify(name)} does not page; operations that page are ${PAGED.join(', ')}`, { operation: String(name), param: 'operation' });
   }
   const { maxPages = 100, ...requestOptions } = options;
-  if (!Number.isSafeInteger(maxPages) || maxPages < 1) {
-    throw new InvalidParameterError(`paginate: invalid 'maxPages': expected a positive integer, got ${String(maxPages)}`, { operation: name, param: 'maxPages' });
-  }
-  const fetchPage = (cursor: string | undefined) =>
-    rest.request(name, (cursor === undefined ? params : { ...params, cursor }) as never, requestOptions) as Promise<OperationResponse<N> & { next_cursor: string | null }>;
-  return walkCursor(fetchPage, { maxPages, startCursor: (params as { cursor?: string }).cursor, listing: name, context: { operation: name } });
+  positiveInteger(maxPages, 'maxPages', 'paginate', { operation: name });
+  const fetchPage = (cursor: string | undefined) => rest.call(name, cursor === undefined ? params : { ...params, cursor }, requestOptions);
+  const startCursor = 'cursor' in params && typeof params.cursor === 'string' ? params.cursor : undefined;
+  return walkCursor(fetchPage, { maxPages, startCursor, listing: name, context: { operation: name } });
 }

@@ -4,7 +4,8 @@
  * any length, the cursor just sent included) fails at once instead of looping. Used by
  * `paginate` and by the replicas' snapshot and history loads.
  */
-import { CursorRepeatedError, InvalidParameterError, type ErrorContext } from '../errors';
+import { CursorRepeatedError, type ErrorContext } from '../errors';
+import { positiveInteger } from '../util/positiveInteger';
 
 /** What a page must carry for the walk: its `next_cursor` (null or absent on the last page). */
 export interface CursorPage {
@@ -41,9 +42,7 @@ export async function* walkCursor<P extends CursorPage>(
   options: WalkCursorOptions,
 ): AsyncGenerator<P, void, undefined> {
   const { maxPages, listing, context = {} } = options;
-  if (!Number.isSafeInteger(maxPages) || maxPages < 1) {
-    throw new InvalidParameterError(`${listing}: invalid 'maxPages': expected a positive integer, got ${String(maxPages)}`, { ...context, param: 'maxPages' });
-  }
+  positiveInteger(maxPages, 'maxPages', listing, context);
   /** Every cursor sent, with the number (1-based) of the page it was sent for. */
   const sent = new Map<string, number>();
   let cursor = options.startCursor;

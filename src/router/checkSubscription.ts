@@ -1,6 +1,6 @@
 /** Client-side checks of a subscription request, before anything is sent. */
 import { InvalidParameterError } from '../errors';
-import { CHANNEL_NAMES, CHANNELS, isChannelName, SCOPE_KEYS, validateScope, type ChannelName, type Scope } from '../protocol';
+import { CHANNEL_NAMES, CHANNELS, isChannelName, isScopeKey, validateScope, type ChannelName, type Scope } from '../protocol';
 
 export type SubscriptionCheck = { ok: true; channel: ChannelName; scope: Scope } | { ok: false; error: InvalidParameterError };
 
@@ -16,7 +16,7 @@ export function checkSubscription(channel: string, scope: Readonly<Record<string
     return { ok: false, error: new InvalidParameterError(`the scope of channel ${channel} must be an object`, { param: 'scope', channel }) };
   }
   for (const key of Object.keys(scope)) {
-    if (scope[key] !== undefined && !(SCOPE_KEYS as readonly string[]).includes(key)) {
+    if (scope[key] !== undefined && !isScopeKey(key)) {
       return { ok: false, error: new InvalidParameterError(`${key} is not a scope key (scope keys of channel ${channel}: ${CHANNELS[channel].scopeKeys.join(', ')})`, { param: key, channel }) };
     }
   }

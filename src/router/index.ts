@@ -3,5 +3,6 @@ export { SubscriptionRouter, type RouterConnection } from './SubscriptionRouter'
 export { resolveRouterOptions, type DriftContext, type FrameDecoder, type RouterDecodeResult, type ResolvedRouterOptions, type RouterOptions } from './routerOptions';
 export type { DisconnectedEvent, ResyncRequiredEvent, RouterEvent, SubscribedEvent, UpdateEvent } from './RouterEvent';
 export { checkSubscription, type SubscriptionCheck } from './checkSubscription';
-export { PendingRequests } from './pendingRequests';
-export { StreamEntry, SubscriptionRegistry, type StreamPhase } from './subscriptionRegistry';
+export { PendingRequests } from './PendingRequests';
+export { StreamEntry, type StreamPhase } from './StreamEntry';
+export { SubscriptionRegistry } from './SubscriptionRegistry';

@@ -6,6 +6,7 @@
 import { createServer, get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ExchangeReplicaError } from '../errors';
+import { messageOf } from '../errors/messageOf';
 import { FEED_PATH, type OperationName, type ParamValues } from '../protocol';
 import { Engine, type CancelOrderRequest, type PlaceOrderRequest } from './engine/Engine';
 import { FaultInjector } from './faults/FaultInjector';
@@ -61,7 +62,7 @@ export class Simulator {
       port = await listen(http, o.port, o.host);
     } catch (e) {
       await feed.close();
-      throw new ExchangeReplicaError('ERR_SIMULATOR_START', `cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`, {}, { cause: e });
+      throw new ExchangeReplicaError('ERR_SIMULATOR_START', `cannot listen on ${o.host}:${o.port}: ${messageOf(e)}`, {}, { cause: e });
     }
     const sim = new Simulator(o, engine, faults, feed, http, flow, port);
     try {
@@ -69,7 +70,7 @@ export class Simulator {
       if (status !== 200) throw new Error(`GET /v1/status answered ${status}`);
     } catch (e) {
       await sim.stop();
-      throw new ExchangeReplicaError('ERR_SIMULATOR_START', `the simulator did not become ready: ${(e as Error).message}`, {}, { cause: e });
+      throw new ExchangeReplicaError('ERR_SIMULATOR_START', `the simulator did not become ready: ${messageOf(e)}`, {}, { cause: e });
     }
     // REST faults only once ready, so the readiness probe itself is never failed.
     if (o.rest500Rate > 0) faults.rest500Rate(o.rest500Rate);

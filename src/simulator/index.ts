@@ -15,10 +15,12 @@ export { FeedServer, FEED_SERVER_DEFAULTS, type FeedServerOptions } from './feed
 export type { ConnectionInfo, SubscriptionInfo } from './feed/FeedConnection';
 
 export { Engine, type EngineOptions, type QueryResult, type PlaceOrderRequest, type CancelOrderRequest } from './engine/Engine';
-export { SimulatorRequestError } from './engine/errors';
+export { SimulatorRequestError } from './engine/SimulatorRequestError';
 export { createRestHandler } from './rest/createRestHandler';
-export { SimStreamHub } from './streamHub';
-export type { StreamHub, StreamEvent, ScopeChecker, RestFaultHook, RestFaultDecision } from './contracts';
+export { SimStreamHub } from './SimStreamHub';
+export type { StreamHub, StreamEvent } from './StreamHub';
+export type { ScopeChecker } from './ScopeChecker';
+export type { RestFaultHook, RestFaultDecision } from './RestFaultHook';
 
 /** The canonical key of a stream, as the fault methods take it: `streamKey('book', { market_id: 0, is_perps: true })`. */
 export { streamKey } from '../protocol';

@@ -4,7 +4,7 @@
  */
 import { systemClock, type Clock } from '../clock/Clock';
 import { SERVER_IDLE_TIMEOUT_MS } from '../protocol';
-import { FAULT_KINDS, type FaultKind } from './faults/faultKinds';
+import { FAULT_KINDS, isFaultKind, type FaultKind } from './faults/faultKinds';
 import { FEED_SERVER_DEFAULTS } from './feed/FeedServer';
 import { checkInteger, checkNonNegative, checkRate, SimulatorOptionError } from './SimulatorOptionError';
 
@@ -134,7 +134,7 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
     throw new SimulatorOptionError('clock', 'expected a Clock (nowNs, nowMs, setTimer)');
   }
   for (const k of o.randomFaultKinds) {
-    if (!(FAULT_KINDS as readonly string[]).includes(k)) throw new SimulatorOptionError('randomFaultKinds', `unknown fault kind ${JSON.stringify(k)}; expected one of: ${FAULT_KINDS.join(', ')}`);
+    if (!isFaultKind(k)) throw new SimulatorOptionError('randomFaultKinds', `unknown fault kind ${JSON.stringify(k)}; expected one of: ${FAULT_KINDS.join(', ')}`);
   }
   return o;
 }

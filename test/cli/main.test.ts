@@ -43,10 +43,10 @@ describe('exchange-replica (process)', () => {
   it.each<[string[], RegExp]>([
     [['watch', 'book', '--market_typ', 'perp'], /^unknown option '--market_typ' for exchange-replica watch; accepted: --market_id, --market_type, .*--help; did you mean --market_type\? \(see exchange-replica watch --help\)$/],
     [['--nope'], /^unknown option '--nope' for exchange-replica; accepted: --version, --help /],
-    [['wach'], /^unknown command 'wach' for exchange-replica; commands: view, simulate, rest, watch; did you mean watch\? /],
-    [['help', 'nope'], /^unknown command 'nope' for exchange-replica; commands: view, simulate, rest, watch /],
+    [['wach'], /^unknown command 'wach' for exchange-replica; commands: view, simulate, rest, watch, relay, record, replay; did you mean watch\? /],
+    [['help', 'nope'], /^unknown command 'nope' for exchange-replica; commands: view, simulate, rest, watch, relay, record, replay /],
     [['rest', 'nope'], /^unknown command 'nope' for exchange-replica rest; commands: candles, .*orderBook, /],
-    [[], /^missing command for exchange-replica; commands: view, simulate, rest, watch /],
+    [[], /^missing command for exchange-replica; commands: view, simulate, rest, watch, relay, record, replay /],
     [['rest'], /^missing command for exchange-replica rest; commands: candles, /],
     [['watch'], /^missing required argument 'channel' of exchange-replica watch; one of: book, bbo, trades, /],
     [['watch', 'book', 'bbo'], /^too many arguments for 'watch'\. Expected 1 argument but got 2 \(see exchange-replica watch --help\)$/],

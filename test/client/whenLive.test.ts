@@ -157,6 +157,6 @@ describe('iterate', () => {
 
   it('refuses a bufferSize that is not a positive integer, naming it', () => {
     expect(() => iterate(new Subject(), { bufferSize: 0 })).toThrow(InvalidParameterError);
-    expect(() => iterate(new Subject(), { bufferSize: 1.5 })).toThrow(/'bufferSize': expected a positive integer, got 1.5/);
+    expect(() => iterate(new Subject(), { bufferSize: 1.5 })).toThrow(/iterate: invalid 'bufferSize': expected an integer >= 1, got 1.5/);
   });
 });

@@ -4,8 +4,8 @@
  * timers untouched.
  */
 import { Connection, type CloseInfo } from '../../src/connection';
-import { ManualClock } from '../helpers/manualClock';
-import { FakeSocket } from './fakeSocket';
+import { ManualClock } from '../helpers/ManualClock';
+import { FakeSocket } from './FakeSocket';
 
 const connections: Connection[] = [];
 afterEach(() => {

@@ -10,7 +10,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { Connection, type CloseInfo, type ConnectionOptions, type OpenInfo } from '../../src/connection';
 import type { WebSocketClientOptions } from '../../src/connection/connectionOptions';
 import { ExchangeReplicaError, FrameTooLargeError, InvalidParameterError } from '../../src/errors';
-import { waitUntil } from '../helpers/wsTestServer';
+import { waitUntil } from '../helpers/WsTestServer';
 
 const MiB = 1024 * 1024;
 

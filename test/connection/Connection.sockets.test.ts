@@ -5,7 +5,8 @@
  */
 import WebSocket from 'ws';
 import { Connection, type CloseInfo, type ConnectionOptions, type ConnectionStateName, type OpenInfo } from '../../src/connection';
-import { waitUntil, WsTestServer } from '../helpers/wsTestServer';
+import { ManualClock } from '../helpers/ManualClock';
+import { waitUntil, WsTestServer } from '../helpers/WsTestServer';
 
 /** Records how many sockets were created and the readyState at every send. */
 const recorder = { created: 0, sendStates: [] as number[] };
@@ -117,13 +118,20 @@ describe('Connection (real sockets)', () => {
 
   test('close(): the server sees a normal close, nothing reconnects', async () => {
     server = await WsTestServer.start();
-    const c = make(server.url);
+    // Every timer of the connection (reconnect backoff, keep-alive, connect timeout) is on this clock.
+    const clock = new ManualClock();
+    const c = make(server.url, { clock });
     c.connect();
     await waitState(c, 'open');
     const conn = await server.connection(0);
     c.close();
     expect(c.state).toBe('closed');
     await conn.waitClosed();
+    // Nothing is scheduled, and past any reconnect delay no socket was created.
+    expect(clock.pendingTimers).toBe(0);
+    await clock.advance(60_000);
+    expect(recorder.created).toBe(1);
+    expect(c.state).toBe('closed');
     expect(server.connections).toHaveLength(1);
   });
 });

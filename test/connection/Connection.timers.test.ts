@@ -4,7 +4,7 @@
  */
 import { Connection, type CloseInfo, type ConnectionOptions, type StateChange } from '../../src/connection';
 import { ExchangeReplicaError, FeedError } from '../../src/errors';
-import { FakeSocket } from './fakeSocket';
+import { FakeSocket } from './FakeSocket';
 import { seededRandom as mulberry32 } from '../../benchmarks/lib/rng';
 
 

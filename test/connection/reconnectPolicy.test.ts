@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { Backoff } from '../../src/clock';
 import { Connection, reconnectLoop, resolveConnectionOptions, resolveReconnectPolicy, type ReconnectPolicyOptions } from '../../src/connection';
 import { ConnectionFailedError } from '../../src/errors';
-import { ManualClock } from '../helpers/manualClock';
+import { ManualClock } from '../helpers/ManualClock';
 
 const backoff = (o: ReconnectPolicyOptions = {}, random: () => number = () => 0) => new Backoff(resolveReconnectPolicy(o), random);
 const never = () => false;

@@ -6,7 +6,7 @@
  */
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { startPair, type Pair } from './harness';
-import { ReplicaFleet, type FleetSpec } from './replicaFleet';
+import { ReplicaFleet, type FleetSpec } from './ReplicaFleet';
 
 jest.setTimeout(90_000);
 

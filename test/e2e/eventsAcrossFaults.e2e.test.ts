@@ -7,7 +7,7 @@ import { filter, firstValueFrom, timeout } from 'rxjs';
 import { streamKey } from '../../src/protocol';
 import type { ResyncTrigger } from '../../src';
 import { startPair, type Pair } from './harness';
-import { ReplicaFleet } from './replicaFleet';
+import { ReplicaFleet } from './ReplicaFleet';
 
 jest.setTimeout(90_000);
 

@@ -5,6 +5,7 @@
 import { firstValueFrom, timeout, type Observable } from 'rxjs';
 import WebSocket from 'ws';
 import { FeedError } from '../../src';
+import { ManualClock } from '../helpers/ManualClock';
 import { startPair, type Pair } from './harness';
 
 jest.setTimeout(30_000);
@@ -29,7 +30,9 @@ test('replicas fail with FEED_UNAVAILABLE, no reconnect loop, REST still works',
       accepted.push(Date.now());
     }
   }
-  pair = await startPair({ feedUnavailable: true, eventsPerSecond: 100 }, { connection: { WebSocket: CountingWebSocket } });
+  // Every timer of the connection (a reconnect's backoff included) is on this clock: only the test moves it.
+  const clock = new ManualClock();
+  pair = await startPair({ feedUnavailable: true, eventsPerSecond: 100 }, { connection: { WebSocket: CountingWebSocket, clock } });
   const { client, sim } = pair;
   const states: string[] = [];
   client.connection.on('state', (c) => states.push(c.to));
@@ -61,9 +64,11 @@ test('replicas fail with FEED_UNAVAILABLE, no reconnect loop, REST still works',
   const status = await client.rest.status();
   expect(status.data).toMatchObject({ feed: false });
 
-  // No loop: one attempt, then nothing more while REST runs (wait on REST round trips, not on time).
-  for (let i = 0; i < 20; i++) await client.rest.bbo({ market_type: 'perp', market_id: 0 });
+  // No loop: nothing is scheduled after the one attempt, and past any reconnect delay no socket was created.
+  expect(clock.pendingTimers).toBe(0);
+  await clock.advance(10 * 60_000);
   expect(accepted).toHaveLength(1);
+  expect(client.connection.state).toBe('failed');
   expect(states.filter((s) => s === 'connecting' || s === 'reconnecting')).toEqual(['connecting']);
   expect(client.activity()).toMatchObject({ replicas: 0, serverSubscriptions: 0 });
   expect(clientErrors).toContain('FEED_UNAVAILABLE');

@@ -5,7 +5,7 @@
  */
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { startPair, type Pair } from './harness';
-import { ReplicaFleet } from './replicaFleet';
+import { ReplicaFleet } from './ReplicaFleet';
 
 jest.setTimeout(60_000);
 

@@ -6,7 +6,7 @@
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import type { AccountChange, AccountReplicaState, Bbo } from '../../src';
 import { startPair, type Pair } from './harness';
-import { ReplicaFleet } from './replicaFleet';
+import { ReplicaFleet } from './ReplicaFleet';
 
 jest.setTimeout(60_000);
 

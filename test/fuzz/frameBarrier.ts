@@ -1,7 +1,7 @@
 /** A frame barrier for the fuzzers: the server sends an unsolicited pong; once the client has seen it, every frame sent before it was processed. */
 import { firstValueFrom, Observable, timeout } from 'rxjs';
 import type { ExchangeClient } from '../../src';
-import type { ServerConnection } from '../helpers/wsTestServer';
+import type { ServerConnection } from '../helpers/WsTestServer';
 
 export async function frameBarrier(client: ExchangeClient, conn: ServerConnection, requestId: string, timestampNs: string): Promise<void> {
   const got = firstValueFrom(

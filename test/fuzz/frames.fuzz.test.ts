@@ -9,8 +9,8 @@
 import fc from 'fast-check';
 import { filter, firstValueFrom, timeout, type Subscription } from 'rxjs';
 import { ExchangeClient, ExchangeReplicaError, type Bbo, type ReplicaState } from '../../src';
-import { HttpStub } from '../helpers/httpStub';
-import { WsTestServer, type ServerConnection } from '../helpers/wsTestServer';
+import { HttpStub } from '../helpers/HttpStub';
+import { WsTestServer, type ServerConnection } from '../helpers/WsTestServer';
 import { frameBarrier } from './frameBarrier';
 
 jest.setTimeout(60_000);

@@ -10,7 +10,7 @@
 import { ExchangeReplicaError, InvalidParameterError, ResponseValidationError, RestApiError } from '../../src';
 import { encodeBase58, OPERATION_NAMES, OPERATIONS, type OperationName, type ParamSpec } from '../../src/protocol';
 import { RestClient } from '../../src/rest';
-import { HttpStub } from '../helpers/httpStub';
+import { HttpStub } from '../helpers/HttpStub';
 import { ADDRESS, CASES, TS } from '../rest/fixtures';
 
 let stub: HttpStub;
@@ -153,7 +153,7 @@ describe.each(OPERATION_NAMES)('%s: malformed answers', (name) => {
   test('each becomes a typed error', async () => {
     for (const m of MALFORMED) {
       stub.route(CASES[name].path, () => ({ status: m.status, ...m.body }));
-      const err = await rest.request(name, CASES[name].params as never).then(
+      const err = await rest.call(name, CASES[name].params).then(
         (v) => new Error(`${m.label}: resolved ${JSON.stringify(v)}`),
         (e: unknown) => e,
       );

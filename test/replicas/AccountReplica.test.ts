@@ -4,10 +4,10 @@ import type { AccountChange, AccountReplicaState } from '../../src/replicas/acco
 import fc from 'fast-check';
 import { combineStatuses, diffKeyedSet, diffMaps } from '../../src/replicas/account/diffAccount';
 import { createKeyedSet, loadKeyedSet, updateKeyedSet } from '../../src/replicas/reducers';
-import { ResyncScheduler } from '../../src/replicas/resyncScheduler';
-import type { StatusChange } from '../../src/replicas/status';
+import { ResyncScheduler } from '../../src/replicas/ResyncScheduler';
+import type { StatusChange } from '../../src/replicas/ReplicaStatus';
 import { address, balance, FakeFetcher, FakeStream, fakeSource, fill, order, position, subaccount, waitFor } from './fixtures';
-import { fastRetry } from './syncHarness';
+import { fastRetry } from './SyncHarness';
 
 const ADDRESS = address(7);
 const PARTS = ['account', 'balances', 'positions', 'orders', 'fills'] as const;

@@ -12,9 +12,9 @@ import type { EventLogState } from '../../src/replicas/eventReducer';
 import { EventReplica } from '../../src/replicas/EventReplica';
 import type { Reducer } from '../../src/replicas/Reducer';
 import type { ReplicaState } from '../../src/replicas/ReplicaState';
-import { ResyncScheduler } from '../../src/replicas/resyncScheduler';
+import { ResyncScheduler } from '../../src/replicas/ResyncScheduler';
 import { FakeFetcher, FakeStream, fakeSource, trade, waitFor } from './fixtures';
-import { fastRetry } from './syncHarness';
+import { fastRetry } from './SyncHarness';
 
 const scope = { market_id: 0, is_perps: false };
 const page = (from: number, to: number, sequence: number) => ({ data: Array.from({ length: to - from + 1 }, (_, i) => trade(to - i)), sequence: String(sequence), next_cursor: null });

@@ -1,10 +1,10 @@
 /** The snapshot loader of one stream, on a manual clock: one request, one cancellation, one retry policy. */
 import { RestApiError, RestTransportError } from '../../src/errors';
 import { ResyncLimiter } from '../../src/replicas/ResyncLimiter';
-import { ResyncScheduler, type ResyncSchedulerOptions } from '../../src/replicas/resyncScheduler';
+import { ResyncScheduler, type ResyncSchedulerOptions } from '../../src/replicas/ResyncScheduler';
 import { SnapshotBehindError } from '../../src/replicas/SnapshotError';
 import { isPermanentSnapshotFailure, isResyncRetryable, SnapshotLoader } from '../../src/replicas/SnapshotLoader';
-import { ManualClock } from '../helpers/manualClock';
+import { ManualClock } from '../helpers/ManualClock';
 
 /** A loader whose attempts the test answers by hand. */
 function setup(schedulerOptions: ResyncSchedulerOptions = { retry: { initialDelayMs: 100, maxDelayMs: 1000, factor: 2, jitter: 0, retries: 2 } }, burst = 5, refillMs = 1000) {

@@ -1,9 +1,9 @@
 /** StreamSync against a stream and snapshots that lie: no update is ever dropped silently while live. */
 import { SnapshotAheadError } from '../../src/replicas/SnapshotError';
 import { ResyncLimiter } from '../../src/replicas/ResyncLimiter';
-import { ManualClock } from '../helpers/manualClock';
+import { ManualClock } from '../helpers/ManualClock';
 import { settle, waitFor } from './fixtures';
-import { SyncHarness } from './syncHarness';
+import { SyncHarness } from './SyncHarness';
 
 async function liveAt(h: SyncHarness, tag: string, seq: number): Promise<void> {
   h.stream.subscribed();

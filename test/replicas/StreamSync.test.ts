@@ -1,9 +1,9 @@
 import { config } from 'rxjs';
 import { RequestTimeoutError, RestApiError, RestTransportError } from '../../src/errors';
 import { SnapshotBehindError } from '../../src/replicas/SnapshotError';
-import { ManualClock } from '../helpers/manualClock';
+import { ManualClock } from '../helpers/ManualClock';
 import { settle, waitFor } from './fixtures';
-import { SyncHarness } from './syncHarness';
+import { SyncHarness } from './SyncHarness';
 
 describe('StreamSync: snapshot alignment', () => {
   let h: SyncHarness;
@@ -327,12 +327,18 @@ describe('StreamSync: failures and consumers', () => {
 
   it('a subscriber that throws breaks neither the others nor the replica', async () => {
     const reported: unknown[] = [];
+    // RxJS reports a consumer's exception on a timer of its own, once per emission: wait for the one of seq 4.
+    let fourth!: () => void;
+    const fourthReported = new Promise<void>((resolve) => (fourth = resolve));
     const saved = config.onUnhandledError;
-    config.onUnhandledError = (e) => reported.push(e);
+    config.onUnhandledError = (e) => {
+      reported.push(e);
+      if (e instanceof Error && e.message === 'consumer bug at 4') fourth();
+    };
     try {
       h = new SyncHarness();
-      h.sync.states$.subscribe(() => {
-        throw new Error('consumer bug');
+      h.sync.states$.subscribe((e) => {
+        throw new Error(`consumer bug at ${e.seq}`);
       });
       const other: bigint[] = [];
       h.sync.states$.subscribe((e) => other.push(e.seq));
@@ -343,10 +349,10 @@ describe('StreamSync: failures and consumers', () => {
       h.stream.update(3, {});
       expect(other).toEqual([1n, 2n, 3n]);
       expect(h.sync.status).toBe('live');
-      // RxJS reports a consumer's exception on a timer of its own, once per emission.
-      await new Promise((r) => setTimeout(r, 0));
-      expect(reported).toHaveLength(3);
-      expect(reported[0]).toMatchObject({ message: 'consumer bug' });
+      // A later emission, whose report comes after those of the first three (timers fire in order).
+      h.stream.update(4, {});
+      await fourthReported;
+      expect(reported.map((e) => (e instanceof Error ? e.message : e))).toEqual([1, 2, 3, 4].map((s) => `consumer bug at ${s}`));
     } finally {
       config.onUnhandledError = saved;
     }

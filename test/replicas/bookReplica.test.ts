@@ -1,8 +1,8 @@
 /** The `book` channel through StreamSync: the book reducer consumed through the Reducer contract. */
 import { createStateReplica } from '../../src/replicas/createReplica';
-import { ResyncScheduler } from '../../src/replicas/resyncScheduler';
+import { ResyncScheduler } from '../../src/replicas/ResyncScheduler';
 import { FakeFetcher, FakeStream, fakeSource, settle, waitFor } from './fixtures';
-import { fastRetry } from './syncHarness';
+import { fastRetry } from './SyncHarness';
 
 const lvl = (p: number, s: number) => ({ price_ticks: String(p), size_base_lots: String(s) });
 

@@ -7,9 +7,9 @@ import type { ParamValues, Trade } from '../../src/protocol';
 import { createEventReplica } from '../../src/replicas/createReplica';
 import type { EventItem } from '../../src/replicas/EventItem';
 import type { EventReplica } from '../../src/replicas/EventReplica';
-import { ResyncScheduler } from '../../src/replicas/resyncScheduler';
+import { ResyncScheduler } from '../../src/replicas/ResyncScheduler';
 import { FakeFetcher, FakeStream, fakeSource, fundingRate, settle, trade, waitFor } from './fixtures';
-import { fastRetry } from './syncHarness';
+import { fastRetry } from './SyncHarness';
 
 /** The exchange side of a trades stream: its records, what REST still holds, its stream seq. */
 class TradesServer {

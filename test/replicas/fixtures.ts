@@ -5,6 +5,16 @@ import type { RouterEvent } from '../../src/router/RouterEvent';
 import type { ChannelName } from '../../src/protocol';
 import type { ReplicaSource } from '../../src/replicas/ReplicaSource';
 import type { SnapshotPage } from '../../src/replicas/SnapshotFetcher';
+import type { ReplicaStatus } from '../../src/replicas/ReplicaStatus';
+
+/** The legal public status changes (the README's status table): what every `StatusChange` must be one of. */
+export const STATUS_TRANSITIONS: Readonly<Record<ReplicaStatus, readonly ReplicaStatus[]>> = {
+  syncing: ['live', 'stale', 'failed'],
+  live: ['resyncing', 'stale', 'failed'],
+  resyncing: ['live', 'stale', 'failed'],
+  stale: ['syncing', 'resyncing', 'failed'],
+  failed: [],
+};
 
 /** A router stream driven by the test. */
 export class FakeStream {

@@ -2,7 +2,7 @@
 import { ZodError } from 'zod';
 import { AbortedError, ResponseValidationError, RestApiError, RestTimeoutError, RestTransportError } from '../../src/errors';
 import { RestClient, type DriftEvent, type FetchLike } from '../../src/rest';
-import { HttpStub } from '../helpers/httpStub';
+import { HttpStub } from '../helpers/HttpStub';
 import { TS } from './fixtures';
 
 let stub: HttpStub;

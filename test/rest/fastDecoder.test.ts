@@ -6,7 +6,7 @@ import { AbortedError, ResponseValidationError, RestApiError, RestTransportError
 import { RestClient, withRetry, type DriftEvent } from '../../src/rest';
 import { DriftDeduper } from '../../src/rest/DriftDeduper';
 import { interpretResponse } from '../../src/rest/interpretResponse';
-import { HttpStub } from '../helpers/httpStub';
+import { HttpStub } from '../helpers/HttpStub';
 import { TS } from './fixtures';
 
 let stub: HttpStub;

@@ -2,7 +2,7 @@
 import { InvalidParameterError } from '../../src/errors';
 import { OPERATION_NAMES, OPERATIONS, type OperationName, type ParamSpecs } from '../../src/protocol';
 import { RestClient } from '../../src/rest';
-import { HttpStub } from '../helpers/httpStub';
+import { HttpStub } from '../helpers/HttpStub';
 import { ADDRESS, CASES, TS } from './fixtures';
 
 let stub: HttpStub;
@@ -55,7 +55,7 @@ describe.each(OPERATION_NAMES)('%s', (name) => {
       expect(result).toEqual(c.data);
     }
     // The generic form is the same call.
-    await expect(rest.request(name, c.params as never)).resolves.toEqual(result);
+    await expect(rest.call(name, c.params)).resolves.toEqual(result);
   });
 
   test('a bad parameter rejects with InvalidParameterError naming it, and nothing is sent', async () => {
@@ -84,7 +84,7 @@ test('bad-parameter messages say what is accepted', async () => {
 });
 
 test('an unknown operation name is refused without a request', async () => {
-  await expect(rest.request('nope' as OperationName, {} as never)).rejects.toMatchObject({ code: 'ERR_INVALID_PARAMETER', param: 'operation' });
+  await expect(rest.call('nope' as OperationName, {})).rejects.toMatchObject({ code: 'ERR_INVALID_PARAMETER', param: 'operation' });
   expect(stub.requests).toHaveLength(0);
 });
 

@@ -1,7 +1,7 @@
 /** paginate(): follows next_cursor across pages, stops at null or at maxPages. */
 import { CursorRepeatedError, InvalidParameterError } from '../../src/errors';
 import { paginate, RestClient } from '../../src/rest';
-import { HttpStub } from '../helpers/httpStub';
+import { HttpStub } from '../helpers/HttpStub';
 import { TRADE, TS } from './fixtures';
 
 let stub: HttpStub;

@@ -1,8 +1,8 @@
 /** The shared retry policy: what is retried, how often, with which delays, and how it stops. */
 import { AbortedError, InvalidParameterError, ResponseValidationError, RestApiError, RestTransportError } from '../../src/errors';
 import { isRetryableError, resolveRetryPolicy, RestClient, withRetry, type RetryEvent } from '../../src/rest';
-import { HttpStub, type StubReply } from '../helpers/httpStub';
-import { ManualClock } from '../helpers/manualClock';
+import { HttpStub, type StubReply } from '../helpers/HttpStub';
+import { ManualClock } from '../helpers/ManualClock';
 import { TS } from './fixtures';
 
 let stub: HttpStub;

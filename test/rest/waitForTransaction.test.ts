@@ -1,7 +1,7 @@
 /** waitForTransaction(): 404 means "not yet": poll until indexed or the deadline. */
 import { AbortedError, RestApiError, TransactionNotIndexedError } from '../../src/errors';
 import { RestClient, waitForTransaction } from '../../src/rest';
-import { HttpStub, type StubReply } from '../helpers/httpStub';
+import { HttpStub, type StubReply } from '../helpers/HttpStub';
 import { TRANSACTION } from './fixtures';
 
 let stub: HttpStub;

@@ -1,6 +1,6 @@
 /** The router reads time only through its `clock` option: receive stamps and request deadlines. */
 import { RequestTimeoutError } from '../../src/errors';
-import { ManualClock } from '../helpers/manualClock';
+import { ManualClock } from '../helpers/ManualClock';
 import { BOOK_0, closeHarnesses, EMPTY_BOOK_UPDATE, startHarness, StreamRecorder } from './routerHarness';
 
 afterEach(closeHarnesses);

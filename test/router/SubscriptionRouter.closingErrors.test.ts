@@ -6,7 +6,7 @@
 import WebSocket from 'ws';
 import type { CloseInfo } from '../../src/connection';
 import { FeedError, type ExchangeReplicaError } from '../../src/errors';
-import type { WsTestServerOptions } from '../helpers/wsTestServer';
+import type { WsTestServerOptions } from '../helpers/WsTestServer';
 import { BOOK_0, closeHarnesses, startHarness, StreamRecorder } from './routerHarness';
 
 afterEach(closeHarnesses);

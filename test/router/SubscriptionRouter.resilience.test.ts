@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { FrameError } from '../../src/errors';
 import { decodeServerFrame, fastDecodeServerFrame, type DriftReport } from '../../src/protocol';
 import type { DriftContext, FrameDecoder, RouterEvent } from '../../src/router';
-import { waitUntil } from '../helpers/wsTestServer';
+import { waitUntil } from '../helpers/WsTestServer';
 import { BOOK_0, BOOK_1, bookUpdate, closeHarnesses, EMPTY_BOOK_UPDATE, startHarness, StreamRecorder } from './routerHarness';
 import { seededRandom as mulberry32 } from '../../benchmarks/lib/rng';
 

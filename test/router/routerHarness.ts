@@ -4,7 +4,7 @@ import type { Observable, Subscription } from 'rxjs';
 import { Connection, type ConnectionOptions } from '../../src/connection';
 import type { ExchangeReplicaError } from '../../src/errors';
 import { SubscriptionRouter, type RouterEvent, type RouterOptions, type UpdateEvent } from '../../src/router';
-import { waitUntil, WsTestServer, type WsTestServerOptions } from '../helpers/wsTestServer';
+import { waitUntil, WsTestServer, type WsTestServerOptions } from '../helpers/WsTestServer';
 
 /** Records what one subscriber receives. */
 export class StreamRecorder extends EventEmitter {

@@ -1,7 +1,7 @@
 /** The soak's summary: the numbers a run produced, its verdict and the markdown table. */
 import type { ResyncTrigger } from '../../src';
 import type { LedgerFindings } from '../helpers/truth';
-import { percentile } from './recoveryTracker';
+import { percentile } from './RecoveryTracker';
 
 /** Errors the client reports that are expected consequences of the injected faults. */
 export const EXPECTED_ERROR_CODES: Readonly<Record<string, string>> = {

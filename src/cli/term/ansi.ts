@@ -18,8 +18,6 @@ export const inverse = sgr('7');
 export const red = sgr('31');
 export const green = sgr('32');
 export const yellow = sgr('33');
-export const blue = sgr('34');
-export const magenta = sgr('35');
 export const cyan = sgr('36');
 
 /** Cursor and screen control sequences. */

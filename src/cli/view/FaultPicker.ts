@@ -4,6 +4,7 @@
  * a stall, delayed frames). @internal
  */
 import { streamKey, type Market } from '../../protocol';
+import { CliUsageError } from '../CliUsageError';
 import type { FaultInjector } from '../../simulator/faults/FaultInjector';
 import { Prng } from '../../simulator/engine/Prng';
 
@@ -25,12 +26,11 @@ export class FaultPicker {
   private readonly faults: Readonly<Record<string, Fault>>;
 
   constructor(
-    private readonly injector: FaultInjector,
+    f: FaultInjector,
     private readonly markets: readonly Market[],
     seed: number,
   ) {
     this.prng = Prng.xorSeeded(seed);
-    const f = injector;
     this.faults = {
       resyncStream: ({ key, symbol }) => (f.resyncStream(key, 3), `${symbol} book: 3 updates skipped, resync_required sent`),
       skipSilently: ({ key, symbol }) => (f.skipSilently(key, 2), `${symbol} book: 2 updates skipped silently (seq jump)`),
@@ -48,13 +48,13 @@ export class FaultPicker {
 
   /**
    * Injects one fault, drawn with the seeded PRNG (or the given kind).
-   * @throws Error for an unknown kind.
+   * @throws CliUsageError for an unknown kind.
    */
   inject(kind?: string): InjectedFault {
     const kinds = this.kinds;
     const k = kind ?? kinds[this.prng.int(0, kinds.length - 1)]!;
     const fault = this.faults[k];
-    if (!fault) throw new Error(`unknown fault kind ${k}: expected one of ${kinds.join(', ')}`);
+    if (!fault) throw new CliUsageError(`unknown fault kind ${k}: expected one of ${kinds.join(', ')}`);
     const m = this.markets[this.prng.int(0, this.markets.length - 1)]!;
     const key = streamKey('book', { market_id: m.market_id, is_perps: m.market_type === 'perp' });
     return { kind: k, description: fault({ key, symbol: m.symbol }), atMs: Date.now() };

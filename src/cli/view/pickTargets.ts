@@ -6,7 +6,7 @@
 import type { ExchangeClient } from '../../client';
 import type { Market } from '../../protocol';
 import type { Simulator } from '../../simulator/Simulator';
-import { CliUsageError } from '../cliErrors';
+import { CliUsageError } from '../CliUsageError';
 import type { AccountTarget } from './ViewModel';
 
 /** Options of {@link pickTargets}. */

@@ -6,11 +6,12 @@
  */
 import { systemClock } from '../../clock';
 import { RunControl, type StopReason } from '../RunControl';
-import { openTarget } from '../target';
+import { openTarget, type Target } from '../target';
 import { Terminal } from '../term/Terminal';
 import { drawScreen } from './drawScreen';
 import { FaultPicker, type InjectedFault } from './FaultPicker';
-import { pickTargets, type PickOptions } from './pickTargets';
+import { openBusView } from './busView';
+import { pickTargets, type PickOptions, type ViewTargets } from './pickTargets';
 import { statusLine } from './statusLine';
 import { shortAddress } from './accountPanel';
 import { gatherFrame, ms } from './ViewFrame';
@@ -30,11 +31,18 @@ export interface ViewOptions extends PickOptions {
   readonly eventsPerSecond?: number;
   /** Draws per second on a terminal (a pipe gets one line a second). @default 5 */
   readonly drawsPerSecond?: number;
+  /** Draw from the bus (NATS JetStream, fed by `relay`s) at this URL instead of the exchange. @default undefined */
+  readonly natsUrl?: string;
 }
 
 /** Where the view draws (tests may pass their own). */
 export interface ViewIo {
   readonly terminal?: Terminal;
+  /**
+   * Another source than `openTarget` (e.g. a replayed recording): the client, the targets to
+   * show (else picked as usual), and a promise whose settling ends the view.
+   */
+  readonly open?: () => Promise<{ readonly target: Target; readonly targets?: ViewTargets; readonly ended?: Promise<unknown> }>;
 }
 
 /**
@@ -49,11 +57,14 @@ export async function runView(options: ViewOptions, io: ViewIo = {}): Promise<St
   const control = new RunControl(options.durationMs);
   terminal.onOutputClosed(() => control.stop('quit'));
   const startedMs = Date.now();
-  const target = await openTarget({ restUrl: options.restUrl, wsUrl: options.wsUrl, simulator: options.restUrl === undefined, seed, eventsPerSecond: options.eventsPerSecond }).catch((e) => {
+  const natsUrl = options.natsUrl;
+  const open: ViewIo['open'] = io.open ?? (natsUrl !== undefined ? () => openBusView({ ...options, natsUrl }) : undefined);
+  const opened = await (open ? open() : openTarget({ restUrl: options.restUrl, wsUrl: options.wsUrl, simulator: options.restUrl === undefined, seed, eventsPerSecond: options.eventsPerSecond }).then((t) => ({ target: t, targets: undefined, ended: undefined }))).catch((e) => {
     control.dispose();
     terminal.close();
     throw e;
   });
+  const target = opened.target;
   const { client, sim } = target;
   const restoreOnExit = (): void => terminal.restore();
   let vm: ViewModel | undefined;
@@ -61,7 +72,7 @@ export async function runView(options: ViewOptions, io: ViewIo = {}): Promise<St
   let failure: unknown;
   let lastFault: InjectedFault | undefined;
   try {
-    const targets = await pickTargets(client, sim, options);
+    const targets = opened.targets ?? (await pickTargets(client, sim, options));
     vm = new ViewModel(client, targets).start();
     const model = vm;
     const picker = sim ? new FaultPicker(sim.faults, targets.markets, seed) : undefined;
@@ -97,6 +108,16 @@ export async function runView(options: ViewOptions, io: ViewIo = {}): Promise<St
     }
     timer = setInterval(draw, interactive ? Math.round(1000 / (options.drawsPerSecond ?? 5)) : 1000);
     draw();
+    opened.ended?.then(
+      () => {
+        draw();
+        control.stop('duration');
+      },
+      (e: unknown) => {
+        failure = e;
+        control.stop('error');
+      },
+    );
     const reason = await control.stopped;
     if (failure) throw failure;
     return reason;

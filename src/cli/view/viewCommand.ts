@@ -3,7 +3,8 @@
  * account, against the embedded simulator or a real exchange. @internal
  */
 import { Command } from 'commander';
-import { CliUsageError, reportCliError } from '../cliErrors';
+import { CliUsageError } from '../CliUsageError';
+import { reportCliError } from '../reportCliError';
 import { integerFlag, positiveMsFlag, nonNegativeFlag, urlFlag } from '../flagParsers';
 import { runView, type ViewOptions } from './runView';
 
@@ -14,6 +15,7 @@ Examples:
   exchange-replica view --duration-ms 10000          # exit by itself after 10 s
   exchange-replica view | head -5                    # not a terminal: one line a second
   exchange-replica view --rest-url https://api.example.com --address <base58> --subaccount-id 0
+  exchange-replica view --nats nats://127.0.0.1:4222   # from the bus, beside: exchange-replica relay --rest-url URL --nats nats://127.0.0.1:4222
 
 On a terminal it redraws in place several times a second:
   - for one perp and one spot market: the top book levels as depth bars, spread and mid,
@@ -27,6 +29,20 @@ When stdout is not a terminal it prints one line a second instead (key=value wor
 latency is model_p50/model_p99, from the server's timestamp to the view model (a print a
 second would only measure its own cadence), and feed_p50/feed_p99, to the replica.`;
 
+/** The flags as commander hands them over, each already parsed by its flag parser. */
+interface ViewFlags {
+  readonly seed: number;
+  readonly durationMs?: number;
+  readonly restUrl?: string;
+  readonly wsUrl?: string;
+  readonly perp?: number;
+  readonly spot?: number;
+  readonly address?: string;
+  readonly subaccountId: number;
+  readonly eventsPerSecond?: number;
+  readonly nats?: string;
+}
+
 /** The `view` command (mounted by the main program). */
 export function viewCommand(): Command {
   return new Command('view')
@@ -39,21 +55,24 @@ export function viewCommand(): Command {
     .option('--spot <market_id>', 'spot market to show (default: the first active one)', integerFlag(0, 2 ** 31 - 1))
     .option('--address <address>', 'account to show (default with the simulator: one that trades)')
     .option('--subaccount-id <n>', 'subaccount of --address', integerFlag(0, 2 ** 31 - 1), 0)
+    .option('--nats <url>', 'draw from the bus (relays on this NATS server) instead of the exchange; --rest-url then only serves REST calls')
     .option('--events-per-second <n>', 'order-flow events per second of the simulator', nonNegativeFlag)
     .addHelpText('after', EXAMPLES)
-    .action(async (flags: Record<string, unknown>) => {
+    .action(async (flags: ViewFlags) => {
       try {
+        if (flags.nats !== undefined && flags.eventsPerSecond !== undefined) throw new CliUsageError('--events-per-second drives the embedded simulator; --nats draws from the bus');
         if (flags.wsUrl !== undefined && flags.restUrl === undefined) throw new CliUsageError('--ws-url needs --rest-url (the feed of which exchange?)');
         const options: ViewOptions = {
-          seed: flags.seed as number,
-          durationMs: flags.durationMs as number | undefined,
-          restUrl: flags.restUrl as string | undefined,
-          wsUrl: flags.wsUrl as string | undefined,
-          perp: flags.perp as number | undefined,
-          spot: flags.spot as number | undefined,
-          address: flags.address as string | undefined,
-          subaccountId: flags.subaccountId as number,
-          eventsPerSecond: flags.eventsPerSecond as number | undefined,
+          seed: flags.seed,
+          durationMs: flags.durationMs,
+          restUrl: flags.restUrl,
+          wsUrl: flags.wsUrl,
+          perp: flags.perp,
+          spot: flags.spot,
+          address: flags.address,
+          subaccountId: flags.subaccountId,
+          eventsPerSecond: flags.eventsPerSecond,
+          natsUrl: flags.nats,
         };
         await runView(options);
       } catch (e) {

@@ -7,13 +7,14 @@ import { Argument, Command, Option } from 'commander';
 import type { Subscription } from 'rxjs';
 import { CHANNEL_NAMES, RESOLUTIONS, streamKey, type ChannelName } from '../../protocol';
 import { ExchangeReplicaError } from '../../errors';
-import { CliUsageError, reportCliError } from '../cliErrors';
+import { CliUsageError } from '../CliUsageError';
+import { reportCliError } from '../reportCliError';
 import { booleanFlag, integerFlag, positiveMsFlag, urlFlag } from '../flagParsers';
 import { RunControl } from '../RunControl';
 import { openTarget } from '../target';
 import { Terminal } from '../term/Terminal';
 import { WatchScreen } from './WatchScreen';
-import { MARKET_TYPES, scopeFlags, scopeFor, watchSource } from './watchSource';
+import { MARKET_TYPES, scopeFlags, scopeFor, watchSource, type ScopeFlags } from './watchSource';
 
 const EXAMPLES = `
 Scope flags by channel:
@@ -53,7 +54,7 @@ export function watchCommand(): Command {
     .option('--duration-ms <ms>', 'stop after this many milliseconds', positiveMsFlag)
     .option('--depth <n>', 'book levels per side (and newest candles) printed', integerFlag(1, 500), 10)
     .addHelpText('after', EXAMPLES)
-    .action(async (channel: ChannelName, flags: Record<string, unknown>) => {
+    .action(async (channel: ChannelName, flags: WatchFlags) => {
       try {
         await runWatch(channel, flags);
       } catch (e) {
@@ -62,15 +63,26 @@ export function watchCommand(): Command {
     });
 }
 
-async function runWatch(channel: ChannelName, flags: Record<string, unknown>): Promise<void> {
+/** The flags as commander hands them over, each already parsed by its flag parser (or defaulted). */
+interface WatchFlags extends ScopeFlags {
+  readonly restUrl?: string;
+  readonly wsUrl?: string;
+  readonly simulator?: boolean;
+  readonly seed: number;
+  readonly count?: number;
+  readonly durationMs?: number;
+  readonly depth: number;
+}
+
+async function runWatch(channel: ChannelName, flags: WatchFlags): Promise<void> {
   const scope = scopeFor(channel, flags);
-  const restUrl = (flags.restUrl as string | undefined) ?? (flags.simulator ? undefined : process.env.EXCHANGE_REST_URL);
+  const restUrl = flags.restUrl ?? (flags.simulator ? undefined : process.env.EXCHANGE_REST_URL);
   if (!flags.simulator && restUrl === undefined) throw new CliUsageError('give --rest-url <url> (or EXCHANGE_REST_URL) for a real exchange, or --simulator for an embedded one');
   if (flags.simulator && flags.restUrl !== undefined) throw new CliUsageError('--simulator and --rest-url exclude each other');
   if (flags.wsUrl !== undefined && restUrl === undefined) throw new CliUsageError('--ws-url needs --rest-url');
   const terminal = new Terminal();
-  const control = new RunControl(flags.durationMs as number | undefined);
-  const target = await openTarget({ restUrl, wsUrl: flags.wsUrl as string | undefined, simulator: flags.simulator === true, seed: flags.seed as number }).catch((e) => {
+  const control = new RunControl(flags.durationMs);
+  const target = await openTarget({ restUrl, wsUrl: flags.wsUrl, simulator: flags.simulator === true, seed: flags.seed }).catch((e) => {
     control.dispose();
     terminal.close();
     throw e;
@@ -93,10 +105,10 @@ async function runWatch(channel: ChannelName, flags: Record<string, unknown>): P
   const restoreOnExit = (): void => terminal.restore();
   try {
     const screen = terminal.interactive ? new WatchScreen(terminal, target.label, streamKey(channel, scope)) : undefined;
-    const max = flags.count as number | undefined;
+    const max = flags.count;
     let printed = 0;
     subs.push(
-      watchSource(target.client, channel, scope, { depth: flags.depth as number }).subscribe({
+      watchSource(target.client, channel, scope, { depth: flags.depth }).subscribe({
         next: (record) => {
           if (control.isStopped) return;
           if (screen) screen.push(record);

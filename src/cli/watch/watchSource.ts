@@ -8,7 +8,7 @@ import { map, type Observable } from 'rxjs';
 import type { ExchangeClient } from '../../client';
 import { CHANNELS, streamKey, validateScope, type ChannelName, type Scope, type ScopeKey } from '../../protocol';
 import type { EventItem, ReplicaState } from '../../replicas';
-import { CliUsageError } from '../cliErrors';
+import { CliUsageError } from '../CliUsageError';
 import { newest, toJsonValue, type JsonLimits } from './toJsonValue';
 
 /** One printed record: a replica state emission, or an event stream item. */
@@ -17,6 +17,16 @@ export type WatchRecord = Record<string, unknown> & { readonly channel: ChannelN
 /** `market_type` (the REST name, values perp|spot) stands for the feed's `is_perps` scope key. */
 export const MARKET_TYPES = ['perp', 'spot'] as const;
 export type MarketTypeFlag = (typeof MARKET_TYPES)[number];
+
+/** The scope flags of `watch`, as commander hands them over (each parsed by its flag parser or choices). */
+export interface ScopeFlags {
+  readonly market_id?: number;
+  readonly market_type?: MarketTypeFlag;
+  readonly is_perps?: boolean;
+  readonly interval?: string;
+  readonly address?: string;
+  readonly subaccount_id?: number;
+}
 
 /** The flag of a scope key: `is_perps` is given as `--market_type perp|spot` (or `--is_perps`). */
 function flagOf(key: ScopeKey, viaIsPerps: boolean): string {
@@ -34,10 +44,10 @@ export function scopeFlags(channel: ChannelName): string {
  * scope key, is accepted as an alias.
  * @throws CliUsageError naming the missing, ill-typed, conflicting or unexpected flag and the channel's scope flags.
  */
-export function scopeFor(channel: ChannelName, flags: Readonly<Record<string, unknown>>): Scope {
+export function scopeFor(channel: ChannelName, flags: ScopeFlags): Scope {
   const accepted = `scope flags of ${channel}: ${scopeFlags(channel)}`;
-  const marketType = flags.market_type as MarketTypeFlag | undefined;
-  const isPerps = flags.is_perps as boolean | undefined;
+  const marketType = flags.market_type;
+  const isPerps = flags.is_perps;
   if (marketType !== undefined && isPerps !== undefined && (marketType === 'perp') !== isPerps) {
     throw new CliUsageError(`--market_type ${marketType} and --is_perps ${String(isPerps)} disagree: give one of them (${accepted})`);
   }

@@ -11,8 +11,10 @@ import { createEventReplica, createStateReplica, type EventReplicaFullOptions, t
 import type { EventItem } from '../EventItem';
 import type { EventReplica } from '../EventReplica';
 import type { EmissionCause, ReplicaState } from '../ReplicaState';
-import type { ReplicaStatus, StatusChange } from '../status';
+import type { ReplicaStatus, StatusChange } from '../ReplicaStatus';
 import { RESYNC_TRIGGERS, type ResyncTrigger, type StreamSync } from '../StreamSync';
+import { emptyResyncCounts } from '../streamSyncOptions';
+import { recordOf } from '../../util/recordOf';
 import { ACCOUNT_PARTS, type AccountChange, type AccountPart, type AccountReplicaState, type AccountState } from './AccountState';
 import type { KeyedSet } from '../reducers/KeyedSet';
 import { combineStatuses, diffKeyedSet, diffSubaccount } from './diffAccount';
@@ -80,8 +82,8 @@ export class AccountReplica {
       orders: createStateReplica('orders', s, deps, options),
       fills: createEventReplica('fills', s, deps, options),
     };
-    this.partStatus = Object.fromEntries(ACCOUNT_PARTS.map((p) => [p, 'syncing'])) as Record<AccountPart, ReplicaStatus>;
-    this.snapshotIds = Object.fromEntries(ACCOUNT_PARTS.map((p) => [p, 0])) as Record<AccountPart, number>;
+    this.partStatus = recordOf(ACCOUNT_PARTS, (): ReplicaStatus => 'syncing');
+    this.snapshotIds = recordOf(ACCOUNT_PARTS, () => 0);
     this.states$ = this.subject.asObservable();
     this.status$ = this.statusSubject.asObservable();
     this.fills$ = this.parts.fills.events$;
@@ -99,7 +101,7 @@ export class AccountReplica {
 
   /** Resyncs started, by trigger, summed over the parts. */
   get resyncCounts(): Readonly<Record<ResyncTrigger, number>> {
-    const total = Object.fromEntries(RESYNC_TRIGGERS.map((t) => [t, 0])) as Record<ResyncTrigger, number>;
+    const total = emptyResyncCounts();
     for (const p of ACCOUNT_PARTS) {
       const counts = this.parts[p].resyncCounts;
       for (const t of RESYNC_TRIGGERS) total[t] += counts[t];

@@ -1,7 +1,7 @@
 /** The combined state of one subaccount and the changes an AccountReplica reports. */
 import type { Balance, Fill, Order, Position, Subaccount } from '../../protocol';
 import type { EmissionCause } from '../ReplicaState';
-import type { ReplicaStatus } from '../status';
+import type { ReplicaStatus } from '../ReplicaStatus';
 
 /** The streams an account replica combines. */
 export const ACCOUNT_PARTS = ['account', 'balances', 'positions', 'orders', 'fills'] as const;

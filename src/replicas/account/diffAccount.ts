@@ -2,7 +2,7 @@
 import type { Subaccount } from '../../protocol';
 import type { KeyedSet } from '../reducers/KeyedSet';
 import type { EmissionCause } from '../ReplicaState';
-import type { ReplicaStatus } from '../status';
+import type { ReplicaStatus } from '../ReplicaStatus';
 import type { AccountChange } from './AccountState';
 
 /** Structural equality of JSON-like records (strings, numbers, booleans, arrays, plain objects). */

@@ -4,7 +4,7 @@
  * oldest first; a new array is returned on every change, so an emitted state never changes
  * afterwards.
  */
-import { InvalidParameterError } from '../../errors';
+import { positiveInteger } from '../../util/positiveInteger';
 import type { ChannelName } from '../../protocol';
 import type { Reducer } from '../Reducer';
 
@@ -56,8 +56,7 @@ export function candlesFromSnapshot<C extends Bucketed>(snapshot: readonly C[], 
  * @throws InvalidParameterError when `maxCandles` is not a positive integer.
  */
 export function createCandleReducer<C extends Bucketed>(channel: ChannelName, options: CandleReducerOptions = {}): Reducer<readonly C[], C, readonly C[]> {
-  const max = options.maxCandles ?? DEFAULT_MAX_CANDLES;
-  if (!Number.isInteger(max) || max < 1) throw new InvalidParameterError(`invalid option 'maxCandles': expected an integer >= 1, got ${String(max)}`, { param: 'maxCandles' });
+  const max = positiveInteger(options.maxCandles ?? DEFAULT_MAX_CANDLES, 'maxCandles');
   return {
     channel,
     fromSnapshot: (snapshot) => candlesFromSnapshot(snapshot, max),

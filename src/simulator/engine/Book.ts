@@ -141,11 +141,4 @@ export class Book {
     }
     onLevel(order.side, order.price, s.levels.has(order.price) ? level.total : 0);
   }
-
-  /** True when an order at `price` on `side` would trade against the other side. */
-  crosses(side: Side, price: number): boolean {
-    const best = this.side(side === 'bid' ? 'ask' : 'bid').best();
-    if (!best) return false;
-    return side === 'bid' ? price >= best.price : price <= best.price;
-  }
 }

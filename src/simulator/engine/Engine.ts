@@ -9,10 +9,12 @@
  */
 import { CHANNELS, OPERATIONS, parseQueryParams, type ChannelName, type Fill, type Market, type OperationName, type Order, type ParamValues, type Scope } from '../../protocol';
 import { systemClock, type Clock } from '../../clock/Clock';
-import type { ScopeChecker, StreamHub } from '../contracts';
-import { SimStreamHub } from '../streamHub';
+import { messageOf } from '../../errors/messageOf';
+import type { ScopeChecker } from '../ScopeChecker';
+import type { StreamHub } from '../StreamHub';
+import { SimStreamHub } from '../SimStreamHub';
 import { buildWorld } from './buildWorld';
-import { QueryError } from './errors';
+import { QueryError } from './QueryError';
 import type { Matcher } from './Matcher';
 import type { OrderFlow } from './OrderFlow';
 import { requireSubaccount, toSubmitRequest, type CancelOrderRequest, type PlaceOrderRequest } from './orderRequest';
@@ -149,7 +151,7 @@ export class Engine implements ScopeChecker {
       return { status: 200, body };
     } catch (e) {
       if (e instanceof QueryError) return { status: e.status, body: { code: e.code, error: e.message } };
-      return { status: 500, body: { code: 'INTERNAL_ERROR', error: `internal error: ${(e as Error).message}` } };
+      return { status: 500, body: { code: 'INTERNAL_ERROR', error: `internal error: ${messageOf(e)}` } };
     }
   }
 

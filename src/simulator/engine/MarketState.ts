@@ -5,7 +5,7 @@
  */
 import { RESOLUTIONS, type Bbo, type FundingRate, type LastCandle, type Market, type MarkCandle, type MarketStats, type Resolution, type Side, type Trade } from '../../protocol';
 import { Book } from './Book';
-import { seriesPerResolution, type Bucket, type BucketSeries } from './BucketSeries';
+import { seriesPerResolution, type Bucket } from './BucketSeries';
 import { notionalPerTickLot, type MarketSpec } from './catalog';
 import { RollingWindow } from './RollingWindow';
 import { SeqLog } from './SeqLog';

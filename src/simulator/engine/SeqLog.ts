@@ -28,10 +28,6 @@ export class SeqLog<T> {
     if (this.items.length > this.retain * 1.25) this.items = this.items.slice(this.items.length - this.retain);
   }
 
-  all(): readonly T[] {
-    return this.items;
-  }
-
   last(): T | undefined {
     return this.items[this.items.length - 1];
   }
@@ -53,21 +49,6 @@ export class SeqLog<T> {
     }
     if (rows.length < limit) return { rows, next: undefined };
     for (; i >= 0; i--) {
-      if (!pred || pred(this.items[i]!)) return { rows, next: this.keyOf(rows[rows.length - 1]!) };
-    }
-    return { rows, next: undefined };
-  }
-
-  /** Up to `limit` rows with key > `after` (all when undefined) that match `pred`, oldest first. */
-  pageOldestFirst(after: number | undefined, limit: number, pred?: (item: T) => boolean): SeqPage<T> {
-    const rows: T[] = [];
-    let i = after === undefined ? 0 : this.lowerBound(after + 1);
-    for (; i < this.items.length && rows.length < limit; i++) {
-      const item = this.items[i]!;
-      if (!pred || pred(item)) rows.push(item);
-    }
-    if (rows.length < limit) return { rows, next: undefined };
-    for (; i < this.items.length; i++) {
       if (!pred || pred(this.items[i]!)) return { rows, next: this.keyOf(rows[rows.length - 1]!) };
     }
     return { rows, next: undefined };

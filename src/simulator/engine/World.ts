@@ -4,9 +4,9 @@
  * order flow, publishing and queries all work on a World. @internal
  */
 import type { MarketType } from '../../protocol';
-import type { StreamHub } from '../contracts';
+import type { StreamHub } from '../StreamHub';
 import type { ExplorerData } from './ExplorerData';
-import type { OrderIdFactory } from './ids';
+import type { OrderIdFactory } from './OrderIdFactory';
 import type { MarketState } from './MarketState';
 import type { SubaccountState } from './SubaccountState';
 

@@ -5,11 +5,11 @@
  * from the start. Nothing is published while building: every stream starts at seq 0 and
  * the snapshots at seq 0 show the built state. @internal
  */
-import type { StreamHub } from '../contracts';
+import type { StreamHub } from '../StreamHub';
 import { MARKET_SPECS, marketRecord, QUOTE_TOKEN } from './catalog';
 import { ExplorerData, type VaultState } from './ExplorerData';
 import { nextFundingRecord } from './funding';
-import { OrderIdFactory } from './ids';
+import { OrderIdFactory } from './OrderIdFactory';
 import { Matcher } from './Matcher';
 import { MarketState } from './MarketState';
 import { OrderFlow } from './OrderFlow';

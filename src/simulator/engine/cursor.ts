@@ -4,7 +4,7 @@
  * another operation or carries the wrong fields is a 400 naming `cursor`. @internal
  */
 import type { OperationName } from '../../protocol';
-import { invalidParam } from './errors';
+import { invalidParam } from './QueryError';
 
 export type CursorFields = Readonly<Record<string, string | number>>;
 

@@ -5,7 +5,7 @@
  */
 import type { MarketType, Side } from '../../protocol';
 import { QUOTE_TOKEN } from './catalog';
-import { SimulatorRequestError } from './errors';
+import { SimulatorRequestError } from './SimulatorRequestError';
 import type { SubmitRequest } from './Matcher';
 import type { MarketState } from './MarketState';
 import { feeOf } from './settlement';

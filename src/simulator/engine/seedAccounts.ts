@@ -4,16 +4,27 @@
  * produce the opening balances, and the transactions and blocks that carry them (one of
  * them a reverted forced inclusion, plus one hash rejected at admission). @internal
  */
-import type { Delegation, SubaccountStatus, Transaction, TransferKind } from '../../protocol';
+import { ADDRESS_BYTES, encodeBase58, type Delegation, type SubaccountStatus, type Transaction, type TransferKind } from '../../protocol';
 import { QUOTE_TOKEN } from './catalog';
 import type { ExplorerData } from './ExplorerData';
-import { makeAddress, makeHash } from './ids';
 import type { Prng } from './Prng';
 import { SubaccountState } from './SubaccountState';
 import type { World } from './World';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
+
+/** A base58 address of 32 seeded bytes (first byte non-zero, so it never starts with '1'). */
+function makeAddress(rng: Prng): string {
+  const b = rng.bytes(ADDRESS_BYTES);
+  b[0] = b[0]! | 0x80;
+  return encodeBase58(b);
+}
+
+/** A 32-byte hash as 64 lowercase hex characters (transaction and block hashes). */
+function makeHash(rng: Prng): string {
+  return Buffer.from(rng.bytes(32)).toString('hex');
+}
 
 /** Who an account is in the simulated world. */
 export type AccountRole = 'market_maker' | 'trader' | 'treasury' | 'idle';

@@ -4,7 +4,7 @@
  * requests. The same seed and the same request order give the same failures.
  */
 import type { OperationName } from '../../protocol';
-import type { RestFaultDecision, RestFaultHook } from '../contracts';
+import type { RestFaultDecision, RestFaultHook } from '../RestFaultHook';
 import { Prng } from '../engine/Prng';
 
 export class RestFaults implements RestFaultHook {

@@ -1,3 +1,5 @@
+import { recordOf } from '../../util/recordOf';
+
 /** The kinds of faults the injector counts and the random schedule draws from. */
 export const FAULT_KINDS = ['dropConnection', 'dropAll', 'resyncStream', 'skipSilently', 'stallStream', 'stallConnection', 'delayFrames', 'rest500', 'restLatency'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -12,9 +14,11 @@ export interface FaultStats {
 }
 
 export function emptyFaultStats(): FaultStats {
-  return { total: 0, skipped: 0, byKind: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number> };
+  return { total: 0, skipped: 0, byKind: recordOf(FAULT_KINDS, () => 0) };
 }
 
+const KIND_NAMES: readonly string[] = FAULT_KINDS;
+
 export function isFaultKind(s: string): s is FaultKind {
-  return (FAULT_KINDS as readonly string[]).includes(s);
+  return KIND_NAMES.includes(s);
 }

@@ -6,12 +6,10 @@
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import type { Timer } from '../../clock/Clock';
-import type { ChannelName, FeedErrorCode, Scope } from '../../protocol';
-import type { StreamEvent } from '../contracts';
+import { parseClientFrame, subscribeScope, writeServerFrame, type ChannelName, type ClientFrameResult, type FeedErrorCode, type Scope } from '../../protocol';
+import type { StreamEvent } from '../StreamHub';
 import type { FeedSubscription } from './FeedSubscription';
 import { OutgoingQueue, type QueueEnvironment } from './OutgoingQueue';
-import { parseClientFrame } from './parseClientFrame';
-import { errorFrame, pongFrame, resyncRequiredFrame, subscribedFrame, unsubscribedFrame } from './serverFrames';
 
 /** What a connection needs from its feed server. */
 export interface ConnectionHost {
@@ -48,6 +46,12 @@ export interface ConnectionInfo {
 
 /** Close code for server-initiated closes after a closing error frame. */
 const NORMAL_CLOSE = 1000;
+
+/** The answer to a binary frame. */
+const BINARY_REFUSED: ClientFrameResult = {
+  ok: false,
+  error: { code: 'INVALID_MESSAGE', message: 'binary frames are not accepted: send JSON text frames', requestId: '', subscriptionId: null, key: null },
+};
 
 export class FeedConnection {
   readonly openedAtMs: number;
@@ -90,7 +94,7 @@ export class FeedConnection {
   deliver(sub: FeedSubscription, event: StreamEvent): void {
     if (sub.resyncPending) {
       sub.resyncPending = false;
-      this.queue.push({ kind: 'text', text: resyncRequiredFrame(sub.id, sub.channel, 'gap'), sub });
+      this.queue.push({ kind: 'text', text: writeServerFrame({ type: 'resync_required', subscription_id: sub.id, channel: sub.channel, reason: 'gap' }), sub });
     }
     this.queue.push({ kind: 'update', sub, event });
   }
@@ -116,7 +120,7 @@ export class FeedConnection {
     if (this.ended) return;
     this.ended = true;
     this.clearHeartbeat();
-    this.queue.push({ kind: 'text', text: errorFrame(code, message) });
+    this.queue.push({ kind: 'text', text: writeServerFrame({ type: 'error', request_id: '', subscription_id: null, code, error: message }) });
     this.queue.push({ kind: 'close', code: NORMAL_CLOSE, reason: code });
   }
 
@@ -153,37 +157,38 @@ export class FeedConnection {
   private onMessage(data: RawData, isBinary: boolean): void {
     this.lastHeardAt = this.env.clock.nowMs();
     if (this.ended) return;
-    const frame = isBinary
-      ? ({ kind: 'error', code: 'INVALID_MESSAGE', message: 'binary frames are not accepted: send JSON text frames', requestId: '', subscriptionId: null } as const)
-      : parseClientFrame(data.toString());
-    switch (frame.kind) {
+    const parsed: ClientFrameResult = isBinary ? BINARY_REFUSED : parseClientFrame(data.toString());
+    if (!parsed.ok) {
+      const { code, message, requestId, subscriptionId } = parsed.error;
+      this.queue.push({ kind: 'text', text: writeServerFrame({ type: 'error', request_id: requestId, subscription_id: subscriptionId, code, error: message }) });
+      return;
+    }
+    const frame = parsed.frame;
+    switch (frame.type) {
       case 'ping':
-        this.queue.push({ kind: 'text', text: pongFrame(frame.requestId, this.env.clock.nowNs()) });
+        this.queue.push({ kind: 'text', text: writeServerFrame({ type: 'pong', request_id: frame.request_id, timestamp_ns: String(this.env.clock.nowNs()) }) });
         return;
       case 'subscribe': {
-        const sub = this.host.subscribe(this.id, frame.channel, frame.scope);
+        const sub = this.host.subscribe(this.id, frame.channel, subscribeScope(frame));
         if (typeof sub === 'string') {
-          this.queue.push({ kind: 'text', text: errorFrame('INVALID_SUBSCRIPTION', sub, frame.requestId) });
+          this.queue.push({ kind: 'text', text: writeServerFrame({ type: 'error', request_id: frame.request_id, subscription_id: null, code: 'INVALID_SUBSCRIPTION', error: sub }) });
           return;
         }
         this.subs.set(sub.id, sub);
-        this.queue.push({ kind: 'text', text: subscribedFrame(frame.requestId, sub.id, sub.channel) });
+        this.queue.push({ kind: 'text', text: writeServerFrame({ type: 'subscribed', request_id: frame.request_id, subscription_id: sub.id, channel: sub.channel }) });
         return;
       }
       case 'unsubscribe': {
-        const sub = this.subs.get(frame.subscriptionId);
+        const sub = this.subs.get(frame.subscription_id);
         if (!sub) {
-          const message = `subscription ${JSON.stringify(frame.subscriptionId)} is not active on this connection`;
-          this.queue.push({ kind: 'text', text: errorFrame('UNKNOWN_SUBSCRIPTION', message, frame.requestId, frame.subscriptionId) });
+          const message = `subscription ${JSON.stringify(frame.subscription_id)} is not active on this connection`;
+          this.queue.push({ kind: 'text', text: writeServerFrame({ type: 'error', request_id: frame.request_id, subscription_id: frame.subscription_id, code: 'UNKNOWN_SUBSCRIPTION', error: message }) });
           return;
         }
         this.end(sub);
-        this.queue.push({ kind: 'text', text: unsubscribedFrame(frame.requestId, sub.id) });
+        this.queue.push({ kind: 'text', text: writeServerFrame({ type: 'unsubscribed', request_id: frame.request_id, subscription_id: sub.id }) });
         return;
       }
-      case 'error':
-        this.queue.push({ kind: 'text', text: errorFrame(frame.code, frame.message, frame.requestId, frame.subscriptionId) });
-        return;
     }
   }
 

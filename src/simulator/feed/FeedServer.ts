@@ -7,12 +7,13 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { systemClock, type Clock } from '../../clock/Clock';
-import { FEED_PATH, SERVER_IDLE_TIMEOUT_MS, streamKey, type ChannelName, type Scope } from '../../protocol';
-import type { ScopeChecker, StreamEvent, StreamHub } from '../contracts';
+import { FEED_PATH, SERVER_IDLE_TIMEOUT_MS, streamKey, updateFramePrefix, writeServerFrame, type ChannelName, type Scope } from '../../protocol';
+import { withDefaults } from '../../util/withDefaults';
+import type { ScopeChecker } from '../ScopeChecker';
+import type { StreamEvent, StreamHub } from '../StreamHub';
 import { FeedConnection, type ConnectionHost, type ConnectionInfo } from './FeedConnection';
 import type { FeedSubscription } from './FeedSubscription';
 import type { QueueEnvironment } from './OutgoingQueue';
-import { errorFrame, updatePrefix } from './serverFrames';
 import { StreamFaults } from './StreamFaults';
 
 /** Options of a {@link FeedServer}. */
@@ -92,7 +93,7 @@ export class FeedServer {
     private readonly scopes: ScopeChecker,
     options: FeedServerOptions = {},
   ) {
-    this.options = { ...FEED_SERVER_DEFAULTS, ...stripUndefined(options) };
+    this.options = withDefaults<FeedServerOptions>(FEED_SERVER_DEFAULTS, options);
     this.unavailable = this.options.feedUnavailable;
     this.streamFaults = new StreamFaults((key) => {
       for (const c of this.conns.values()) c.queue.releaseStream(key);
@@ -203,7 +204,7 @@ export class FeedServer {
     if (refusal !== undefined) return refusal;
     const id = String(this.nextSubscriptionId++);
     const key = streamKey(channel, scope);
-    const sub: FeedSubscription = { id, channel, scope, key, connectionId, updatePrefix: updatePrefix(id, channel), resyncPending: false, active: true };
+    const sub: FeedSubscription = { id, channel, scope, key, connectionId, updatePrefix: updateFramePrefix(id, channel), resyncPending: false, active: true };
     let set = this.streams.get(key);
     if (!set) this.streams.set(key, (set = new Set()));
     set.add(sub);
@@ -228,7 +229,7 @@ export class FeedServer {
       this.refused.add(ws);
       ws.on('close', () => this.refused.delete(ws));
       ws.on('error', () => {});
-      ws.send(errorFrame('FEED_UNAVAILABLE', 'this deployment does not serve the streaming feed'));
+      ws.send(writeServerFrame({ type: 'error', request_id: '', subscription_id: null, code: 'FEED_UNAVAILABLE', error: 'this deployment does not serve the streaming feed' }));
       ws.close(1000, 'FEED_UNAVAILABLE');
       return;
     }
@@ -236,8 +237,4 @@ export class FeedServer {
     const conn = new FeedConnection(id, ws, raw, this.host, this.env, `${req.socket.remoteAddress ?? ''}:${req.socket.remotePort ?? ''}`);
     this.conns.set(id, conn);
   }
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -10,7 +10,7 @@ export interface FeedSubscription {
   readonly key: string;
   /** Id of the connection that owns it. */
   readonly connectionId: number;
-  /** The constant head of its update frames (see `updatePrefix`). */
+  /** The constant head of its update frames (the protocol's `updateFramePrefix`). */
   readonly updatePrefix: string;
   /** Updates of its stream were skipped: a `resync_required` precedes the next update. */
   resyncPending: boolean;

@@ -7,9 +7,9 @@
  * so their `timestamp_ns` is the send time. @internal
  */
 import type { Clock, Timer } from '../../clock/Clock';
-import type { StreamEvent } from '../contracts';
+import type { StreamEvent } from '../StreamHub';
 import type { FeedSubscription } from './FeedSubscription';
-import { updateFrame } from './serverFrames';
+import { writeUpdateFrame } from '../../protocol';
 
 /** Where frames end up: the WebSocket, seen through the few operations the queue needs. */
 export interface FrameSink {
@@ -87,11 +87,6 @@ export class OutgoingQueue {
   /** True while a connection stall is in force. */
   get stalled(): boolean {
     return this.stalledUntil > this.env.clock.nowMs();
-  }
-
-  /** True once a close was written or the socket dropped: later frames are discarded. */
-  get isEnded(): boolean {
-    return this.ended;
   }
 
   push(item: QueueItem): void {
@@ -202,7 +197,7 @@ export class OutgoingQueue {
         return;
       case 'update': {
         const { sub, event } = item;
-        this.sink.send(updateFrame(sub.updatePrefix, event.seq, this.env.clock.nowNs(), event.dataJson));
+        this.sink.send(writeUpdateFrame(sub.updatePrefix, event.seq, this.env.clock.nowNs(), event.dataJson));
         return;
       }
       case 'close':

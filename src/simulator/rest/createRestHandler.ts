@@ -6,8 +6,9 @@
  * NOT_FOUND; methods other than GET are 405. Every body is JSON.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { messageOf } from '../../errors/messageOf';
 import { OPERATIONS, parseQueryParams } from '../../protocol';
-import type { RestFaultHook } from '../contracts';
+import type { RestFaultHook } from '../RestFaultHook';
 import type { Engine } from '../engine/Engine';
 import { routeRequest } from './routeRequest';
 
@@ -61,7 +62,7 @@ export function createRestHandler(engine: Engine, hook?: RestFaultHook): (req: I
       fail = decision.fail500 === true;
       delayMs = Math.max(0, decision.delayMs ?? 0);
     } catch (e) {
-      send(res, 500, { code: 'INTERNAL_ERROR', error: `fault hook failed: ${(e as Error).message}` });
+      send(res, 500, { code: 'INTERNAL_ERROR', error: `fault hook failed: ${messageOf(e)}` });
       return;
     }
     const answer = (): void => {

@@ -1,6 +1,6 @@
 /** Same seed and same calls give the same published events; the world is seeded, not random. */
 import { systemClock, type Clock } from '../../../src/clock';
-import type { StreamEvent } from '../../../src/simulator/contracts';
+import type { StreamEvent } from '../../../src/simulator/StreamHub';
 import { Engine } from '../../../src/simulator/engine/Engine';
 
 /** A clock that advances 1 ms per reading (the engine sets no timer). */

@@ -1,7 +1,7 @@
 /** The engine's own order API: matching, resting, cancelling and its argument checks. */
 import { Order as OrderSchema, Fill as FillSchema, type Bbo, type Order } from '../../../src/protocol';
 import { Engine } from '../../../src/simulator/engine/Engine';
-import { SimulatorRequestError } from '../../../src/simulator/engine/errors';
+import { SimulatorRequestError } from '../../../src/simulator/engine/SimulatorRequestError';
 import { roles } from './fixtures';
 
 function bbo(e: Engine, type: 'spot' | 'perp', id: number): Bbo {

@@ -3,7 +3,7 @@
  * published after a snapshot's `sequence` reproduces the engine's true state.
  */
 import { streamKey, type Bbo, type Balance, type Order, type OrderBook, type Position, type Scope, type Subaccount, type Trade, type ChannelName } from '../../../src/protocol';
-import type { StreamEvent } from '../../../src/simulator/contracts';
+import type { StreamEvent } from '../../../src/simulator/StreamHub';
 import { Engine } from '../../../src/simulator/engine/Engine';
 import { roles } from './fixtures';
 

@@ -1,5 +1,5 @@
 /** The feed server reads time only through its `clock` option: frame timestamps and the heartbeat deadline. */
-import { ManualClock } from '../../helpers/manualClock';
+import { ManualClock } from '../../helpers/ManualClock';
 import { BOOK0, startFeed, type FeedHarness } from './feedHarness';
 
 let h: FeedHarness | undefined;

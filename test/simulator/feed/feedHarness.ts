@@ -3,9 +3,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { encodeBase58, scopeMarketType, ServerFrame, type ChannelName, type Scope } from '../../../src/protocol';
-import type { ScopeChecker } from '../../../src/simulator/contracts';
+import type { ScopeChecker } from '../../../src/simulator/ScopeChecker';
 import { FeedServer, type FeedServerOptions } from '../../../src/simulator/feed/FeedServer';
-import { SimStreamHub } from '../../../src/simulator/streamHub';
+import { SimStreamHub } from '../../../src/simulator/SimStreamHub';
 
 export const ADDRESS = encodeBase58(new Uint8Array(32).fill(7));
 export const OTHER_ADDRESS = encodeBase58(new Uint8Array(32).fill(9));

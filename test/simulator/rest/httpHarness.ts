@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encodeQuery, fillPath, OPERATIONS, type OperationName, type ParamValues } from '../../../src/protocol';
-import type { RestFaultDecision, RestFaultHook } from '../../../src/simulator/contracts';
+import type { RestFaultDecision, RestFaultHook } from '../../../src/simulator/RestFaultHook';
 import type { Engine } from '../../../src/simulator/engine/Engine';
 import { createRestHandler } from '../../../src/simulator/rest/createRestHandler';
 

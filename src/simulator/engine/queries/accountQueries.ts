@@ -5,7 +5,7 @@
  */
 import type { Order, ParamValues, Resolution } from '../../../protocol';
 import { decodeCursor, encodeCursor } from '../cursor';
-import { invalidParam, notFound } from '../errors';
+import { invalidParam, notFound } from '../QueryError';
 import type { SeqLog } from '../SeqLog';
 import type { SubaccountState } from '../SubaccountState';
 import { accountOf, checkMarketFilter, marketTypeOf, num, seqOf, str, subaccountOf, type QueryAnswer, type QueryContext, type QueryHandler } from './common';

@@ -1,6 +1,6 @@
 /** Shared pieces of the query handlers: the context, answers and lookups that 404. @internal */
 import { streamKey, type ChannelName, type MarketType, type ParamValues, type Scope } from '../../../protocol';
-import { notFound } from '../errors';
+import { notFound } from '../QueryError';
 import type { MarketState } from '../MarketState';
 import type { OrderListings } from './OrderListings';
 import type { SubaccountState } from '../SubaccountState';

@@ -7,7 +7,7 @@
 import type { ParamValues, Vault } from '../../../protocol';
 import { QUOTE_TOKEN, TOKENS, tokenRecord } from '../catalog';
 import { decodeCursor, encodeCursor } from '../cursor';
-import { notFound } from '../errors';
+import { notFound } from '../QueryError';
 import type { VaultState } from '../ExplorerData';
 import { accountOf, checkMarketFilter, num, str, subaccountOf, type QueryHandler } from './common';
 

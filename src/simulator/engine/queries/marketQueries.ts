@@ -10,7 +10,7 @@ import type { BookOrder, MarketType, ParamValues, Resolution, Side } from '../..
 import { legacyMarketRecord } from '../catalog';
 import type { EngineOrder } from '../Book';
 import { decodeCursor, encodeCursor } from '../cursor';
-import { notFound } from '../errors';
+import { notFound } from '../QueryError';
 import type { MarketState } from '../MarketState';
 import type { World } from '../World';
 import { marketOf, marketTypeOf, nsToMs, num, perpOf, seqOf, str, type QueryHandler } from './common';

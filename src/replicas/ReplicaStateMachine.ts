@@ -30,25 +30,13 @@
  * it restarts that state's work and emits nothing.
  */
 import { Subject, type Observable } from 'rxjs';
-import { ExchangeReplicaError } from '../errors';
+import { InvalidTransitionError } from './InvalidTransitionError';
+import type { ReplicaStatus, StatusChange } from './ReplicaStatus';
 import type { ReplicaTransitionCode } from './statusCodes';
-
-export { STATUS_CODES, type ReplicaTransitionCode } from './statusCodes';
-
-export const REPLICA_STATUSES = ['syncing', 'live', 'resyncing', 'stale', 'failed'] as const;
-export type ReplicaStatus = (typeof REPLICA_STATUSES)[number];
 
 export const SYNC_STATES = ['idle', 'syncing', 'syncing_ahead', 'live', 'live_unconfirmed', 'resyncing', 'resyncing_ahead', 'stale', 'failed'] as const;
 /** The internal state of a replica (see the module comment). */
 export type SyncState = (typeof SYNC_STATES)[number];
-
-/** One status transition, why it happened (`code`, stable) and a description for people (`reason`). */
-export interface StatusChange {
-  readonly from: ReplicaStatus;
-  readonly to: ReplicaStatus;
-  readonly code: ReplicaTransitionCode;
-  readonly reason: string;
-}
 
 const STATUS_OF: Readonly<Record<SyncState, ReplicaStatus>> = {
   idle: 'syncing',
@@ -85,23 +73,6 @@ export function canMove(from: SyncState, to: SyncState): boolean {
   return from === to ? from !== 'failed' : TRANSITIONS[from].includes(to);
 }
 
-/** The public transitions, derived from the internal table: `a -> b` is legal when some internal move maps to it. */
-const STATUS_TRANSITIONS: ReadonlySet<string> = new Set(
-  SYNC_STATES.flatMap((from) => TRANSITIONS[from].filter((to) => STATUS_OF[to] !== STATUS_OF[from]).map((to) => `${STATUS_OF[from]}>${STATUS_OF[to]}`)),
-);
-
-/** True when the status change `from -> to` is legal. */
-export function canTransition(from: ReplicaStatus, to: ReplicaStatus): boolean {
-  return STATUS_TRANSITIONS.has(`${from}>${to}`);
-}
-
-/** A move the machine does not allow (a bug of the caller). */
-export class InvalidTransitionError extends ExchangeReplicaError {
-  constructor(from: SyncState, to: SyncState, code: ReplicaTransitionCode, reason: string) {
-    super('ERR_ILLEGAL_STATE_TRANSITION', `replica state cannot go from ${from} to ${to} (${code}: ${reason})`);
-  }
-}
-
 /**
  * @example
  * const machine = new ReplicaStateMachine();
@@ -126,7 +97,7 @@ export class ReplicaStateMachine {
   }
 
   get status(): ReplicaStatus {
-    return STATUS_OF[this.current];
+    return statusOf(this.current);
   }
 
   /** The code of the transition that set the current public status. */
@@ -143,8 +114,8 @@ export class ReplicaStateMachine {
     const from = this.current;
     if (!canMove(from, next)) throw new InvalidTransitionError(from, next, code, reason);
     this.current = next;
-    const before = STATUS_OF[from];
-    const after = STATUS_OF[next];
+    const before = statusOf(from);
+    const after = statusOf(next);
     if (before === after) return false;
     this.lastCode = code;
     this.subject.next({ from: before, to: after, code, reason });

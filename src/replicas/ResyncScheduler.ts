@@ -6,7 +6,8 @@
  * (`SnapshotLoader`) takes a slot per attempt and gives it back before any backoff wait.
  */
 import { resolveBackoffOptions, type BackoffOptions, type ResolvedBackoffOptions } from '../clock';
-import { ClientClosedError, InvalidParameterError } from '../errors';
+import { ClientClosedError } from '../errors';
+import { positiveInteger } from '../util/positiveInteger';
 
 export interface ResyncSchedulerOptions {
   /** Snapshot attempts in flight at once, over every replica sharing the scheduler. @default 4 */
@@ -48,11 +49,7 @@ export class ResyncScheduler {
 
   /** @throws InvalidParameterError naming the option at fault (`resync.concurrency`, `resync.retry.*`). */
   constructor(options: ResyncSchedulerOptions = {}) {
-    const concurrency = options.concurrency ?? 4;
-    if (!Number.isInteger(concurrency) || concurrency < 1) {
-      throw new InvalidParameterError(`invalid 'resync.concurrency': expected an integer >= 1, got ${String(concurrency)}`, { param: 'resync.concurrency' });
-    }
-    this.concurrency = concurrency;
+    this.concurrency = positiveInteger(options.concurrency ?? 4, 'resync.concurrency');
     this.retry = resolveBackoffOptions(options.retry, DEFAULT_RESYNC_RETRY, 'resync.retry');
   }
 

@@ -4,6 +4,7 @@
  * correlates and times out.
  */
 import { systemClock, type Clock, type Timer } from '../clock/Clock';
+import { ExchangeReplicaError } from '../errors';
 
 export class PendingRequests<C> {
   private readonly pending = new Map<string, { readonly context: C; readonly timer: Timer }>();
@@ -26,10 +27,10 @@ export class PendingRequests<C> {
 
   /**
    * Starts waiting for the answer to `requestId`.
-   * @throws Error when the id is already pending (ids must be unique).
+   * @throws ExchangeReplicaError (`ERR_INTERNAL`) when the id is already pending (ids must be unique: a bug of the caller).
    */
   add(requestId: string, context: C): void {
-    if (this.pending.has(requestId)) throw new Error(`request id ${requestId} is already pending`);
+    if (this.pending.has(requestId)) throw new ExchangeReplicaError('ERR_INTERNAL', `request id ${requestId} is already pending`);
     const timer = this.clock.setTimer(() => {
       this.pending.delete(requestId);
       this.onTimeout(requestId, context);

@@ -1,5 +1,5 @@
 import { ClientClosedError } from '../../src/errors';
-import { DEFAULT_RESYNC_RETRY, ResyncScheduler, type ReleaseSlot } from '../../src/replicas/resyncScheduler';
+import { DEFAULT_RESYNC_RETRY, ResyncScheduler, type ReleaseSlot } from '../../src/replicas/ResyncScheduler';
 
 describe('ResyncScheduler: the shared bound on snapshot attempts in flight', () => {
   it('300 attempts run with at most `concurrency` holding a slot, first come first served', async () => {

@@ -3,8 +3,8 @@ import type { Scope } from '../../src/protocol';
 import type { Reducer } from '../../src/replicas/Reducer';
 import { ReplicaIntegrityError } from '../../src/replicas/ReplicaIntegrityError';
 import type { ReplicaState } from '../../src/replicas/ReplicaState';
-import { ResyncScheduler, type ResyncSchedulerOptions } from '../../src/replicas/resyncScheduler';
-import type { StatusChange } from '../../src/replicas/status';
+import { ResyncScheduler, type ResyncSchedulerOptions } from '../../src/replicas/ResyncScheduler';
+import type { StatusChange } from '../../src/replicas/ReplicaStatus';
 import { StreamSync, type StreamSyncOptions } from '../../src/replicas/StreamSync';
 import { FakeFetcher, FakeStream, fakeSource } from './fixtures';
 

@@ -1,4 +1,4 @@
-/** Errors of the simulated exchange's engine. @internal */
+/** The engine's REST-level failures (answered 400 or 404). @internal */
 import { ExchangeReplicaError } from '../../errors';
 import type { RestErrorCode } from '../../protocol';
 
@@ -22,14 +22,4 @@ export function notFound(message: string): QueryError {
 /** 400 INVALID_PARAMETER naming the parameter. */
 export function invalidParam(param: string, message: string): QueryError {
   return new QueryError(400, 'INVALID_PARAMETER', `invalid parameter '${param}': ${message}`, param);
-}
-
-/**
- * A bad call of the engine's own API (`placeOrder`, `cancelOrder`): unknown market or
- * account, a paused market, a bad size or price, insufficient balance.
- */
-export class SimulatorRequestError extends ExchangeReplicaError {
-  constructor(message: string) {
-    super('ERR_SIM_REQUEST', message);
-  }
 }

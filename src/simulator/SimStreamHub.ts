@@ -2,8 +2,8 @@
  * The simulator's stream hub: one contiguous sequence per stream (channel + scope), shared
  * by every subscriber and by the REST snapshots of that stream. @internal
  */
-import { streamKey, type ChannelName, type Scope } from '../protocol';
-import type { StreamEvent, StreamHub } from './contracts';
+import { streamKey, writeUpdateData, type ChannelName, type Scope } from '../protocol';
+import type { StreamEvent, StreamHub } from './StreamHub';
 
 export class SimStreamHub implements StreamHub {
   private readonly seqs = new Map<string, bigint>();
@@ -17,7 +17,7 @@ export class SimStreamHub implements StreamHub {
     const key = streamKey(channel, scope);
     const seq = (this.seqs.get(key) ?? 0n) + 1n;
     this.seqs.set(key, seq);
-    const event: StreamEvent = { channel, scope, key, seq, data, dataJson: JSON.stringify(data) };
+    const event: StreamEvent = { channel, scope, key, seq, data, dataJson: writeUpdateData(channel, data) };
     for (const l of this.listeners) l(event);
     return event;
   }
