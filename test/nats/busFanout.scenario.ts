@@ -1,3 +1,6 @@
+// NOT part of npm test (jest matches *.test.ts only): the two-relay, four-consumer scenario of
+// issue 14 has not yet passed end to end reliably on a loaded 2-core machine. Run it by hand with
+// `npx jest --testRegex test/nats/busFanout.scenario.ts` while finishing that issue.
 /**
  * Many processes, one feed: the simulator, two relays and four consumer processes
  * (test/nats/busConsumerChild.ts, each a BusClient with books, BBO, stats, trades, funding
