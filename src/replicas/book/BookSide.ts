@@ -1,323 +1,121 @@
 /**
- * One side of the order book. Levels are ordered by a KEY that grows toward the best price
- * on both sides (a bid's key is its price; an ask's key is its price mirrored), so one set
- * of routines serves bids and asks.
- *
- * Two representations, chosen per side:
- * - the number path, while every value is a safe integer: a {@link PriceWindow} indexed by
- *   tick holds the levels near the best (where nearly every update lands: setting one is an
- *   index, not a search), and a {@link SortedLevels} store holds the deeper ones. Every deep
- *   key is below the window. The window follows the market: a level above it raises it
- *   (the levels that fall out go to the top end of the deep store), and when its best sinks
- *   into its lowest quarter it is lowered (pulling deep levels back in). On top of both, a
- *   {@link TopCache} keeps the best levels in rank order (as many as reads ask for), so
- *   top-N reads are indexing;
+ * One side of the order book, in one of two representations:
+ * - the number path ({@link NumberLevels}: a window of ticks near the best, sorted typed
+ *   arrays deeper, the best levels in rank order), while every value is a safe integer;
  * - the exact path ({@link SortedBigLevels}), from the moment a value exceeds 2^53 - 1. A
  *   side never goes back to numbers (a resync builds a new book).
+ * It also keeps what the snapshot covered (the 500-level boundary) and the reused view.
+ *
+ * Every field is private: the book's own code goes through {@link BookSideStore}, readers
+ * through {@link BookSideReader}.
  */
+import { ReplicaIntegrityError } from '../ReplicaIntegrityError';
 import { UINT64_MAX, type PriceLevel, type Side } from '../../protocol';
 import type { BigLevelCallback, BookSideReader, BookTopView, LevelCallback } from './BookSideReader';
-import { PriceWindow } from './PriceWindow';
+import { toExactNumber } from './BookPrecisionError';
+import { BULK, NumberLevels } from './NumberLevels';
 import { SortedBigLevels } from './SortedBigLevels';
-import { SortedLevels } from './SortedLevels';
-import { SHORT, SIZE_ONLY, TopCache, small } from './TopCache';
+import { small, type LevelSource } from './TopCache';
 import { TopView } from './TopView';
-import { levelBelow } from './levelWalk';
-import { sortBigChanges, sortChanges } from './sortChanges';
-import { lowerWindow, raiseWindow } from './windowMoves';
-import * as reads from './sideReads';
+import { sortBigChanges } from './sortChanges';
 
 export type { BigLevelCallback, BookSideReader, BookTopView, LevelCallback } from './BookSideReader';
-
-const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-
-/** {@link BookSide.setMany}'s buffers for frames of up to this many changes (larger ones allocate theirs). */
-const SCRATCH = 256;
-const scratchKeys = new Float64Array(SCRATCH);
-const scratchSizes = new Float64Array(SCRATCH);
 
 /** Options of a side's storage. */
 export interface BookSideOptions {
   /** Ticks the window spans: a power of two, 64 or more. */
   windowTicks: number;
-  /** Most levels kept in rank order (the {@link TopCache}), 1 or more. */
+  /** Most levels kept in rank order (the top cache), 1 or more. */
   topLevels: number;
 }
 
-/** The storage of one side. Mutators are for `OrderBook` only; the public face is {@link BookSideReader}. */
-export class BookSide implements BookSideReader {
-  readonly side: Side;
-  readonly isBid: boolean;
-  /** Representation in use: false = `win` + `deep`, true = `exact`. */
-  big = false;
-  win: PriceWindow;
-  deep = new SortedLevels();
-  exact: SortedBigLevels;
-  truncated = false;
-  /** Keys below this lie beyond the snapshot's coverage (number path; meaningful when truncated). */
-  boundaryKey = 0;
-  /** Same for the exact path. */
-  bBoundaryKey = 0n;
-  /** The best levels in rank order, kept exact on every change (number path; empty on the exact path). */
-  readonly top: TopCache;
+/**
+ * A side as the book's own code (`OrderBook`, `FrameApplier`, `loadSide`) uses it: the
+ * reader, plus the best level on either path, the mutators and the loading. The `number`
+ * methods are the number path's (`isBigint` false), where every value is a safe integer;
+ * the `bigint` ones work on both paths.
+ */
+export interface BookSideStore extends BookSideReader {
+  /** Best key on the number path, or -1 when the side is empty: a bid's price, an ask's `2^53 - 1 - price`. */
+  bestKeyOrEmpty(): number;
+  /** Best price on the number path (side non-empty). */
+  bestPrice(): number;
+  /** Size at the best level on the number path (side non-empty). */
+  bestSize(): number;
+  /** Exact best price (side non-empty). */
+  bestBig(): bigint;
+  /** Exact size at the best level (side non-empty). */
+  bestSizeBig(): bigint;
   /**
-   * Changes at keys below this cannot reach the top cache: +Infinity while it keeps nothing,
-   * -1 while it holds the whole side, else the key of its last entry. One compare per change.
+   * The best key on the number path (-1 when the side is empty), checked against what the
+   * snapshot covered. One call per side in the per-frame check, small enough to be inlined.
+   * @throws ReplicaIntegrityError when the side is truncated and no level at or better than
+   *   its boundary remains (see {@link assertCovered}).
    */
-  topFloor = Infinity;
-  /** The view `topView` returns, reused. */
-  readonly view: TopView;
-  /** Incremented by every change: invalidates the rank cache. */
-  mutations = 0;
-  /** Rank cache of the number path (see sideReads.ts): valid while `mutations` equals `cacheMutations`. */
-  cacheMutations = -1;
-  cacheLength = 0;
-  cacheKeys = new Float64Array(0);
-  cacheSizes = new Float64Array(0);
+  coveredBestKey(): number;
+  /**
+   * Checks, on either path, that a truncated side keeps a level at or better than its
+   * boundary: else its best price is unknown (an unseen level beyond the boundary may be
+   * better than any level an update created there).
+   * @throws ReplicaIntegrityError otherwise.
+   */
+  assertCovered(): void;
+
+  /** Loads a snapshot side on the number path (see `NumberLevels.load`); false when out of order. */
+  load(pairs: Float64Array, count: number): boolean;
+  /** Loads a snapshot side on the exact path: price, size, ... best first; false when out of order. */
+  loadBig(pairs: readonly bigint[]): boolean;
+  /** Marks the side as truncated at `price`, the deepest price the snapshot covered. */
+  setBoundary(price: bigint): void;
+  /** Switches to the exact path, converting every level exactly (nothing when already there). */
+  toBig(): void;
+  /** Sets a level on the number path (0 removes it); returns the size it had (0 when absent). */
+  set(price: number, size: number): number;
+  /**
+   * Sets the levels of a frame on the number path: `pairs[off..off + 2 * count)` holds price,
+   * size, ... in frame order (see `NumberLevels.setLevels`: a large frame is set at once).
+   */
+  setLevels(pairs: Float64Array, off: number, count: number): void;
+  /** Sets a level on the exact path (0n removes it). */
+  setBig(price: bigint, size: bigint): void;
+  /** {@link setLevels} on the exact path: `pairs` holds price, size, ... in frame order. */
+  setLevelsBig(pairs: readonly bigint[]): void;
+  /** The best `depth` levels in wire form, best first (allocates). */
+  toLevels(depth: number): PriceLevel[];
+}
+
+export class BookSide implements BookSideStore, LevelSource {
+  readonly side: Side;
+  private readonly isBid: boolean;
+  /** Representation in use: false = `num`, true = `exact`. */
+  private big = false;
+  private readonly num: NumberLevels;
+  private exact = new SortedBigLevels(0);
+  private truncated = false;
+  /** Keys below this lie beyond the snapshot's coverage (number path; meaningful when truncated). */
+  private boundaryKey = 0;
+  /** Same for the exact path. */
+  private bBoundaryKey = 0n;
   private boundary: bigint | undefined = undefined;
-  /** Slot where a moved window puts the best level (three quarters up). */
-  private readonly target: number;
-  /** A best below this slot lowers the window. */
-  private readonly lowWater: number;
+  /** The view `topView` returns, reused. */
+  private readonly view: TopView;
 
   constructor(side: Side, opts: BookSideOptions) {
     this.side = side;
     this.isBid = side === 'bid';
-    this.win = new PriceWindow(opts.windowTicks);
-    this.target = ((opts.windowTicks * 3) >>> 2) - 1;
-    this.lowWater = opts.windowTicks >>> 2;
-    this.exact = new SortedBigLevels(0);
-    this.top = new TopCache(opts.topLevels, this.isBid);
+    this.num = new NumberLevels(this.isBid, opts.windowTicks, opts.topLevels);
     this.view = new TopView(side);
   }
 
-  // ---- keys ----
-
-  /** Number-path key of a price (and its own inverse: the price of a key). */
-  keyOf(price: number): number {
-    return this.isBid ? price : MAX_SAFE - price;
-  }
-
-  /** Exact-path key of a price (and its own inverse). */
-  bigKeyOf(price: bigint): bigint {
+  /** Exact-path key of a price (and its own inverse): levels are ordered by keys that grow toward the best. */
+  private bigKeyOf(price: bigint): bigint {
     return this.isBid ? price : UINT64_MAX - price;
   }
 
   // ---- size and best ----
 
-  /** Number of levels. */
-  get n(): number {
-    return this.big ? this.exact.n : this.win.count + this.deep.n;
-  }
-
-  /** Best key on the number path (side non-empty). */
-  bestKey(): number {
-    const win = this.win;
-    return win.count > 0 ? win.base + win.top : this.deep.keys[this.deep.n - 1]!;
-  }
-
-  /** Best key on the number path, or -1 when the side is empty (keys are >= 0). */
-  bestKeyOrEmpty(): number {
-    const win = this.win;
-    if (win.count > 0) return win.base + win.top;
-    const deep = this.deep;
-    return deep.n > 0 ? deep.keys[deep.n - 1]! : -1;
-  }
-
-  /** Best price on the number path (side non-empty). */
-  bestPrice(): number {
-    return this.keyOf(this.bestKey());
-  }
-
-  /** Size at the best level on the number path (side non-empty). */
-  bestSize(): number {
-    const win = this.win;
-    return win.count > 0 ? win.sizes[win.top]! : this.deep.sizes[this.deep.n - 1]!;
-  }
-
-  /** Exact best price (side non-empty). */
-  bestBig(): bigint {
-    return this.big ? this.bigKeyOf(this.exact.keys[this.exact.n - 1]!) : BigInt(this.bestPrice());
-  }
-
-  /** Exact size at the best level (side non-empty). */
-  bestSizeBig(): bigint {
-    return this.big ? this.exact.sizes[this.exact.n - 1]! : BigInt(this.bestSize());
-  }
-
-  // ---- loading ----
-
-  /** Called by the loader once `deep` (number path) or `exact` holds the snapshot's levels. */
-  loaded(big: boolean): void {
-    this.big = big;
-    if (big) this.dropNumberPath();
-    else {
-      this.win.reset(0);
-      lowerWindow(this.win, this.deep, this.target);
-      reads.fillTop(this);
-    }
-    this.mutations++;
-  }
-
-  /** Frees the number-path storage once the side is exact. */
-  private dropNumberPath(): void {
-    this.deep = new SortedLevels(0);
-    this.win = new PriceWindow(64);
-    this.top.drop();
-    this.topFloor = Infinity;
-  }
-
-  /** Marks the side as truncated at `price`, the deepest price the snapshot covered. */
-  setBoundary(price: bigint): void {
-    this.truncated = true;
-    this.boundary = price;
-    this.bBoundaryKey = this.bigKeyOf(price);
-    // Only meaningful on the number path, where every price is safe.
-    this.boundaryKey = this.keyOf(Number(price));
-  }
-
-  /** Switches this side to the exact representation, converting every level exactly. */
-  toBig(): void {
-    if (this.big) return;
-    const exact = new SortedBigLevels(this.n + (this.n >> 2));
-    const deep = this.deep;
-    for (let j = 0; j < deep.n; j++) exact.pushTop(this.bigKeyOf(BigInt(this.keyOf(deep.keys[j]!))), BigInt(deep.sizes[j]!));
-    const win = this.win;
-    if (win.count > 0) {
-      for (let s = win.atOrAbove(0, win.size); s >= 0; s = win.atOrAbove(s + 1, win.size)) {
-        exact.pushTop(this.bigKeyOf(BigInt(this.keyOf(win.base + s))), BigInt(win.sizes[s]!));
-      }
-    }
-    this.exact = exact;
-    this.dropNumberPath();
-    this.big = true;
-    this.mutations++;
-  }
-
-  // ---- mutation ----
-
-  /**
-   * Sets a level's absolute size (0 removes it) and keeps the top cache exact; returns the
-   * size the level had (0 when absent). Number path only; values are safe integers.
-   */
-  set(price: number, size: number): number {
-    const k = this.isBid ? price : MAX_SAFE - price;
-    const win = this.win;
-    const slot = k - win.base;
-    let old = 0;
-    if (slot >= 0 && slot < win.size) {
-      old = win.set(slot, size);
-      if (size === 0 && old !== 0 && win.top < this.lowWater) lowerWindow(this.win, this.deep, this.target);
-    } else if (slot < 0 && win.count > 0) {
-      // `base + slot` (= k) rather than `k`: with `k` handed to a call, the optimizing compiler
-      // was seen boxing an ask's key (a double above 2^31) where it is computed, on every call.
-      old = this.deep.set(win.base + slot, size);
-    } else if (size !== 0) {
-      // Above the window, or the side is empty (an empty window means an empty side).
-      raiseWindow(win, this.deep, slot, this.target);
-      win.set(k - win.base, size);
-    }
-    this.mutations++;
-    // `small`: passed on as a small integer, not as a double the call would box.
-    if (k >= this.topFloor && old !== size) this.touchTop(small(price), size, old);
-    return old;
-  }
-
-  /**
-   * Sets the levels of a large frame at once (number path; values are safe integers):
-   * `pairs[off..off + 2 * count)` holds price, size, price, size, ... in frame order. Same
-   * result as {@link set} level by level (the last change of a repeated price wins), at
-   * O(k log k) for k changes plus one pass over the deep levels from the lowest change up,
-   * instead of a move of those levels per change. The window moves at most twice (up to the
-   * best new level, down when its best sank low) and the top cache is refilled once.
-   */
-  setMany(pairs: Float64Array, off: number, count: number): void {
-    if (count === 0) return;
-    const fits = count <= SCRATCH;
-    const keys = fits ? scratchKeys : new Float64Array(count);
-    const sizes = fits ? scratchSizes : new Float64Array(count);
-    for (let j = 0; j < count; j++) {
-      keys[j] = this.keyOf(pairs[off + 2 * j]!);
-      sizes[j] = pairs[off + 2 * j + 1]!;
-    }
-    const m = sortChanges(keys, sizes, count);
-    const win = this.win;
-    // The best key the frame gives a level to: the window must reach it.
-    let j = m - 1;
-    while (j >= 0 && sizes[j] === 0) j--;
-    if (j >= 0 && (win.count === 0 || keys[j]! - win.base >= win.size)) raiseWindow(win, this.deep, keys[j]! - win.base, this.target);
-    const base = win.base;
-    const highest = keys[m - 1]!;
-    let below = 0;
-    while (below < m && keys[below]! < base) below++;
-    // (Overwrites keys / sizes [0, below) as scratch.)
-    this.deep.merge(keys, sizes, below);
-    const size = win.size;
-    for (let i = below; i < m; i++) {
-      const slot = keys[i]! - base;
-      // Beyond the window: only removals of levels the side does not hold.
-      if (slot < size) win.set(slot, sizes[i]!);
-    }
-    if (win.top < this.lowWater) lowerWindow(win, this.deep, this.target);
-    this.mutations++;
-    if (highest >= this.topFloor) reads.fillTop(this);
-  }
-
-  /** Brings the top cache up to date with a change that reaches it. */
-  private touchTop(price: number, size: number, old: number): void {
-    const top = this.top;
-    const moved = top.update(price, size, old);
-    if (moved === SIZE_ONLY) return;
-    // A removal emptied the last slot of a full cache: the side's next level, if any, fills it.
-    if (moved === SHORT && this.n >= top.cap) levelBelow(this, top.refillBelow, top);
-    this.syncTopFloor();
-  }
-
-  /** Recomputes {@link topFloor} after the top cache changed. */
-  syncTopFloor(): void {
-    const top = this.top;
-    this.topFloor = top.cap === 0 ? Infinity : top.n < top.cap ? -1 : this.keyOf(top.prices[top.cap - 1]!);
-  }
-
-  /** Sets a level's absolute size (0n removes it). Exact path only. */
-  setBig(price: bigint, size: bigint): void {
-    this.exact.set(this.bigKeyOf(price), size);
-    this.mutations++;
-  }
-
-  /**
-   * {@link setMany} on the exact path: `pairs` holds price, size, price, size, ... in frame
-   * order (the last change of a repeated price wins).
-   */
-  setManyBig(pairs: readonly bigint[]): void {
-    const count = pairs.length >> 1;
-    const keys = new BigUint64Array(count);
-    const sizes = new BigUint64Array(count);
-    for (let j = 0; j < count; j++) {
-      keys[j] = this.bigKeyOf(pairs[2 * j]!);
-      sizes[j] = pairs[2 * j + 1]!;
-    }
-    this.exact.merge(keys, sizes, sortBigChanges(keys, sizes, count));
-    this.mutations++;
-  }
-
-  // ---- integrity ----
-
-  /**
-   * False when this side is truncated and no level at or better than the boundary remains:
-   * its best price is then unknown (an unseen level beyond the boundary may be better than
-   * any level an update created there).
-   */
-  hasCoveredTop(): boolean {
-    if (!this.truncated) return true;
-    if (this.n === 0) return false;
-    return this.big ? this.exact.keys[this.exact.n - 1]! >= this.bBoundaryKey : this.bestKey() >= this.boundaryKey;
-  }
-
-  // ---- reads (see sideReads.ts) ----
-
   get length(): number {
-    return this.n;
+    return this.big ? this.exact.n : this.num.n;
   }
 
   get isBigint(): boolean {
@@ -332,20 +130,160 @@ export class BookSide implements BookSideReader {
     return this.boundary;
   }
 
+  bestKeyOrEmpty(): number {
+    return this.num.bestKeyOrEmpty();
+  }
+
+  bestPrice(): number {
+    return this.num.keyOf(this.num.bestKeyOrEmpty());
+  }
+
+  bestSize(): number {
+    return this.num.bestSize();
+  }
+
+  bestBig(): bigint {
+    return this.big ? this.bigKeyOf(this.exact.keyAt(this.exact.n - 1)) : BigInt(this.bestPrice());
+  }
+
+  bestSizeBig(): bigint {
+    return this.big ? this.exact.sizeAt(this.exact.n - 1) : BigInt(this.bestSize());
+  }
+
+  coveredBestKey(): number {
+    const k = this.num.bestKeyOrEmpty();
+    if (this.truncated && !(k >= this.boundaryKey)) this.failCoverage();
+    return k;
+  }
+
+  assertCovered(): void {
+    if (!this.truncated) return;
+    const n = this.length;
+    if (n === 0 || (this.big ? this.exact.keyAt(n - 1) < this.bBoundaryKey : this.num.bestKeyOrEmpty() < this.boundaryKey)) this.failCoverage();
+  }
+
+  private failCoverage(): never {
+    const s = this.side;
+    throw new ReplicaIntegrityError(`book ${s}s: no level is left at or better than the snapshot's boundary ${this.boundary}, so the best ${s} is unknown`);
+  }
+
+  // ---- loading ----
+
+  load(pairs: Float64Array, count: number): boolean {
+    return this.num.load(pairs, count);
+  }
+
+  loadBig(pairs: readonly bigint[]): boolean {
+    const count = pairs.length >> 1;
+    let live = 0;
+    for (let j = 0; j < count; j++) {
+      if (j > 0 && this.bigKeyOf(pairs[2 * j]!) >= this.bigKeyOf(pairs[2 * j - 2]!)) return false;
+      if (pairs[2 * j + 1] !== 0n) live++;
+    }
+    const exact = new SortedBigLevels(live + (live >> 2));
+    for (let j = count - 1; j >= 0; j--) {
+      if (pairs[2 * j + 1] !== 0n) exact.pushTop(this.bigKeyOf(pairs[2 * j]!), pairs[2 * j + 1]!);
+    }
+    this.exact = exact;
+    this.goBig();
+    return true;
+  }
+
+  setBoundary(price: bigint): void {
+    this.truncated = true;
+    this.boundary = price;
+    this.bBoundaryKey = this.bigKeyOf(price);
+    // Only meaningful on the number path, where every price is safe.
+    this.boundaryKey = this.num.keyOf(Number(price));
+  }
+
+  toBig(): void {
+    if (this.big) return;
+    const n = this.num.n;
+    const exact = new SortedBigLevels(n + (n >> 2));
+    this.num.forEachWorstFirst((price, size) => exact.pushTop(this.bigKeyOf(BigInt(price)), BigInt(size)));
+    this.exact = exact;
+    this.goBig();
+  }
+
+  /** Makes the exact path the one in use, freeing the number path's storage. */
+  private goBig(): void {
+    this.big = true;
+    this.num.free();
+  }
+
+  // ---- mutation ----
+
+  set(price: number, size: number): number {
+    return this.num.set(price, size);
+  }
+
+  setLevels(pairs: Float64Array, off: number, count: number): void {
+    this.num.setLevels(pairs, off, count);
+  }
+
+  setBig(price: bigint, size: bigint): void {
+    this.exact.set(this.bigKeyOf(price), size);
+  }
+
+  setLevelsBig(pairs: readonly bigint[]): void {
+    const count = pairs.length >> 1;
+    if (count < BULK) {
+      for (let j = 0; j < pairs.length; j += 2) this.setBig(pairs[j]!, pairs[j + 1]!);
+      return;
+    }
+    const keys = new BigUint64Array(count);
+    const sizes = new BigUint64Array(count);
+    for (let j = 0; j < count; j++) {
+      keys[j] = this.bigKeyOf(pairs[2 * j]!);
+      sizes[j] = pairs[2 * j + 1]!;
+    }
+    this.exact.merge(keys, sizes, sortBigChanges(keys, sizes, count));
+  }
+
+  // ---- reads, best level first (rank 0) ----
+
+  /** How many levels a read of `n` visits. */
+  private countOf(n: number): number {
+    const len = this.length;
+    return n >= len ? len : n > 0 ? Math.floor(n) : 0;
+  }
+
+  private checkRank(i: number): void {
+    const n = this.length;
+    if (!(i >= 0 && i < n) || (i | 0) !== i) throw new RangeError(`level index ${i} is out of range (${this.side} side holds ${n} levels)`);
+  }
+
+  /** Exact price of rank `i` on the exact path. */
+  private exactPrice(i: number): bigint {
+    return this.bigKeyOf(this.exact.keyAt(this.exact.n - 1 - i));
+  }
+
+  /** Exact size of rank `i` on the exact path. */
+  private exactSize(i: number): bigint {
+    return this.exact.sizeAt(this.exact.n - 1 - i);
+  }
+
   priceAt(i: number): number {
-    return reads.priceAt(this, i);
+    this.checkRank(i);
+    return this.big ? toExactNumber('price', this.exactPrice(i)) : this.num.priceAt(i);
   }
 
   sizeAt(i: number): number {
-    return reads.sizeAt(this, i);
+    this.checkRank(i);
+    return this.big ? toExactNumber('size', this.exactSize(i)) : this.num.sizeAt(i);
   }
 
   priceAtBig(i: number): bigint {
-    return reads.priceAtBig(this, i);
+    if (!this.big) return BigInt(this.priceAt(i));
+    this.checkRank(i);
+    return this.exactPrice(i);
   }
 
   sizeAtBig(i: number): bigint {
-    return reads.sizeAtBig(this, i);
+    if (!this.big) return BigInt(this.sizeAt(i));
+    this.checkRank(i);
+    return this.exactSize(i);
   }
 
   levelAt(i: number): PriceLevel {
@@ -353,27 +291,44 @@ export class BookSide implements BookSideReader {
   }
 
   forEach(n: number, cb: LevelCallback): number {
-    return reads.forEach(this, n, cb);
+    const count = this.countOf(n);
+    if (!this.big) this.num.forEach(count, cb);
+    else for (let i = 0; i < count; i++) cb(toExactNumber('price', this.exactPrice(i)), toExactNumber('size', this.exactSize(i)), i);
+    return count;
   }
 
   forEachBig(n: number, cb: BigLevelCallback): number {
-    return reads.forEachBig(this, n, cb);
+    const count = this.countOf(n);
+    if (!this.big) this.num.forEach(count, (p, s, i) => cb(BigInt(p), BigInt(s), i));
+    else for (let i = 0; i < count; i++) cb(this.exactPrice(i), this.exactSize(i), i);
+    return count;
   }
 
   topView(n: number): BookTopView {
-    const top = this.top;
-    // The hot case in two compares: no more levels than the top cache holds.
-    if (n >>> 0 === n && n <= top.n) {
-      this.view.show(top.prices, top.sizes, n);
-      return this.view;
+    const view = this.view;
+    // The hot case in two compares: no more levels than the top cache holds (it holds none
+    // on the exact path).
+    if (!this.num.showTop(n, view)) {
+      const count = this.countOf(n);
+      if (this.big) view.fill(this, count);
+      else this.num.view(count, view);
     }
-    return reads.topView(this, n);
+    return view;
   }
 
-  /** The best `depth` levels in wire form, best first (allocates). */
+  /** {@link LevelSource.fill} (for the view): the best `count` levels (count <= length). */
+  fill(count: number, prices: number[], sizes: number[]): number {
+    if (!this.big) return this.num.fill(count, prices, sizes);
+    for (let i = 0; i < count; i++) {
+      prices[i] = small(toExactNumber('price', this.exactPrice(i)));
+      sizes[i] = small(toExactNumber('size', this.exactSize(i)));
+    }
+    return count;
+  }
+
   toLevels(depth: number): PriceLevel[] {
     const out: PriceLevel[] = [];
-    reads.forEachBig(this, depth, (p, s) => out.push({ price_ticks: String(p), size_base_lots: String(s) }));
+    this.forEachBig(depth, (p, s) => out.push({ price_ticks: String(p), size_base_lots: String(s) }));
     return out;
   }
 }

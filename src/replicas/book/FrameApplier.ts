@@ -3,19 +3,10 @@
  * sides as they were. Owns the buffers every frame of a book reuses.
  */
 import type { PriceLevel } from '../../protocol';
-import type { BookSide } from './BookSide';
+import type { BookSideStore } from './BookSide';
+import { BULK } from './NumberLevels';
 import { parseLevels } from './parseLevels';
-import { parseSafeUint } from './parseUint';
-
-/**
- * From this many changes on a side, a frame's changes are set together ({@link BookSide.setMany}:
- * sorted, then merged in one pass) rather than one by one. One by one, every new level
- * below the window moves the deep levels above it: a frame of k such levels moved them k
- * times, quadratic in a large frame (a 250,000-level update took seconds). Together they
- * move once. Below this, frames (nearly all carry 1-3 changes) keep the per-level path,
- * whose cost per change is an index or a short move near the best.
- */
-export const BULK = 32;
+import { parseSafeUint } from './parseSafeUint';
 
 export class FrameApplier {
   /** Parsed (price, size) pairs of a frame: bids first, then asks. */
@@ -23,81 +14,74 @@ export class FrameApplier {
   private readonly bigBids: bigint[] = [];
   private readonly bigAsks: bigint[] = [];
 
+  /** @param afterFrame called once the levels of a frame are set (the book counts and checks it). */
   constructor(
-    private readonly b: BookSide,
-    private readonly a: BookSide,
+    private readonly b: BookSideStore,
+    private readonly a: BookSideStore,
+    private readonly afterFrame: () => void,
   ) {}
 
   /**
-   * Sets every level of the update on its side.
-   * @throws ReplicaIntegrityError for a value that is not a Uint64 string (sides unchanged).
+   * Sets every level of the update on its side, then calls `afterFrame`.
+   *
+   * The hot path, for two number-path sides, parses the whole frame first, then sets the
+   * levels; on a value it cannot take (invalid, or above 2^53 - 1) it has changed nothing and
+   * the general path takes over. Parsing in a pass of its own lets the loads of the frame's
+   * strings overlap (they are what a frame costs most), and needs no undo.
+   *
+   * Kept as one method on purpose, for the optimizing compiler (V8): it does not inline a
+   * function of more than 460 bytes of bytecode (this one has about 500) into its callers,
+   * so the frame is compiled as a unit of its own whoever calls it (`applyLevels`, a
+   * reducer, a benchmark loop), and that unit's inlining budget (about 900 bytes) goes to
+   * the per-level calls: one parser site for price and one for size (one loop over both
+   * sides) and one `set` site for both sides. Split into smaller methods, the pieces were
+   * inlined into the caller, whose budget then sometimes ran out before the per-level `set`:
+   * 97-120 ns a frame from run to run in `bookMicro`, against a steady 98-102 as one method.
+   * @throws ReplicaIntegrityError for a value that is not a Uint64 string (sides unchanged),
+   *   and whatever `afterFrame` throws.
    */
   apply(bids: readonly PriceLevel[], asks: readonly PriceLevel[]): void {
-    if (this.b.big || this.a.big || !this.applyFast(bids, asks)) this.applyChecked(bids, asks);
-  }
-
-  /**
-   * The hot path, for two number-path sides: parses the whole frame first, then sets the
-   * levels; returns false, having changed nothing, on a value it cannot take here (invalid,
-   * or above 2^53 - 1). Parsing in a pass of its own lets the loads of the frame's strings
-   * overlap (they are what a frame costs most), and needs no undo.
-   */
-  private applyFast(bids: readonly PriceLevel[], asks: readonly PriceLevel[]): boolean {
+    const b = this.b;
+    const a = this.a;
     const nb = bids.length;
     const na = asks.length;
-    const need = 2 * (nb + na);
+    const off = 2 * nb;
+    const need = off + 2 * na;
     if (this.scratch.length < need) this.scratch = new Float64Array(2 * need);
     const sc = this.scratch;
-    for (let j = 0; j < nb; j++) {
-      const l = bids[j]!;
-      const p = parseSafeUint(l?.price_ticks);
-      const s = parseSafeUint(l?.size_base_lots);
-      if (p < 0 || s < 0) return false;
-      sc[2 * j] = p;
-      sc[2 * j + 1] = s;
+    fast: if (!b.isBigint && !a.isBigint) {
+      for (let j = 0; j < nb + na; j++) {
+        const l = j < nb ? bids[j]! : asks[j - nb]!;
+        const p = parseSafeUint(l?.price_ticks);
+        const s = parseSafeUint(l?.size_base_lots);
+        if (p < 0 || s < 0) break fast;
+        sc[2 * j] = p;
+        sc[2 * j + 1] = s;
+      }
+      if (nb < BULK && na < BULK) {
+        for (let j = 0; j < need; j += 2) (j < off ? b : a).set(sc[j]!, sc[j + 1]!);
+      } else {
+        b.setLevels(sc, 0, nb);
+        a.setLevels(sc, off, na);
+      }
+      this.afterFrame();
+      return;
     }
-    const off = 2 * nb;
-    for (let j = 0; j < na; j++) {
-      const l = asks[j]!;
-      const p = parseSafeUint(l?.price_ticks);
-      const s = parseSafeUint(l?.size_base_lots);
-      if (p < 0 || s < 0) return false;
-      sc[off + 2 * j] = p;
-      sc[off + 2 * j + 1] = s;
-    }
-    const b = this.b;
-    if (nb < BULK) for (let j = 0; j < off; j += 2) b.set(sc[j]!, sc[j + 1]!);
-    else b.setMany(sc, 0, nb);
-    const a = this.a;
-    if (na < BULK) for (let j = off; j < need; j += 2) a.set(sc[j]!, sc[j + 1]!);
-    else a.setMany(sc, off, na);
-    return true;
-  }
-
-  /**
-   * The general path: parses every level first (exactly where a side is or must become
-   * exact), then applies. Reports an invalid value before changing anything.
-   */
-  private applyChecked(bids: readonly PriceLevel[], asks: readonly PriceLevel[]): void {
-    const nb = bids.length;
-    const need = 2 * (nb + asks.length);
-    if (this.scratch.length < need) this.scratch = new Float64Array(need * 2);
-    const scratch = this.scratch;
-    const bidsBig = parseLevels(this.b.big, bids, scratch, 0, this.bigBids, 'bids');
-    const asksBig = parseLevels(this.a.big, asks, scratch, 2 * nb, this.bigAsks, 'asks');
-    applyParsed(this.b, bidsBig, scratch, 0, nb, this.bigBids);
-    applyParsed(this.a, asksBig, scratch, 2 * nb, asks.length, this.bigAsks);
+    // The general path: parses every level first (exactly where a side is or must become
+    // exact), then applies. Reports an invalid value before changing anything.
+    const bidsBig = parseLevels(b.isBigint, bids, sc, 0, this.bigBids, 'bids');
+    const asksBig = parseLevels(a.isBigint, asks, sc, off, this.bigAsks, 'asks');
+    applyParsed(b, bidsBig, sc, 0, nb, this.bigBids);
+    applyParsed(a, asksBig, sc, off, na, this.bigAsks);
+    this.afterFrame();
   }
 }
 
 /** Applies one side's parsed levels (every value already valid). */
-function applyParsed(side: BookSide, big: boolean, scratch: Float64Array, off: number, count: number, bigVals: bigint[]): void {
-  if (!big) {
-    if (count >= BULK) side.setMany(scratch, off, count);
-    else for (let j = 0; j < count; j++) side.set(scratch[off + 2 * j]!, scratch[off + 2 * j + 1]!);
-    return;
+function applyParsed(side: BookSideStore, big: boolean, scratch: Float64Array, off: number, count: number, bigVals: bigint[]): void {
+  if (!big) side.setLevels(scratch, off, count);
+  else {
+    side.toBig();
+    side.setLevelsBig(bigVals);
   }
-  side.toBig();
-  if (count >= BULK) side.setManyBig(bigVals);
-  else for (let j = 0; j < bigVals.length; j += 2) side.setBig(bigVals[j]!, bigVals[j + 1]!);
 }

@@ -20,14 +20,20 @@
  */
 import { ReplicaIntegrityError } from '../ReplicaIntegrityError';
 import type { PriceLevel, Side } from '../../protocol';
-import { BookSide, type BigLevelCallback, type BookSideReader, type BookTopView, type LevelCallback } from './BookSide';
+import type { FormatOptions } from '../../units/decimal';
+import type { MarketScales } from '../../units/marketUnits';
+import { BookDecimals } from './BookDecimals';
+import { BookSide, type BigLevelCallback, type BookSideReader, type BookSideStore, type BookTopView, type LevelCallback } from './BookSide';
 import { toExactNumber } from './BookPrecisionError';
 import { FrameApplier } from './FrameApplier';
-import { isUint64Bigint } from './parseUint';
+import { isUint64Bigint } from './parseSafeUint';
 import { loadSide } from './loadSide';
 import { resolveBookOptions, type OrderBookOptions } from './OrderBookOptions';
 
 export type { OrderBookOptions } from './OrderBookOptions';
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+const MAX_SAFE_BIG = BigInt(MAX_SAFE);
 
 /** Both sides of a book in wire form, best first. */
 export interface BookLevels {
@@ -45,12 +51,13 @@ export interface BookLevels {
  * const asks = book.topView('ask', 10);                       // no allocation, no callback
  * for (let i = 0; i < asks.length; i++) use(asks.prices[i], asks.sizes[i]);
  * book.forEachLevel('ask', 10, (price, size, i) => { ... });  // no allocation
+ * book.decimals(market).bestBid();                            // '64.994': display decimals
  */
 export class OrderBook {
   /** The options in force, defaults applied. */
   readonly options: Readonly<Required<OrderBookOptions>>;
-  private readonly b: BookSide;
-  private readonly a: BookSide;
+  private readonly b: BookSideStore;
+  private readonly a: BookSideStore;
   private readonly frames: FrameApplier;
   private ver = 0;
 
@@ -63,7 +70,7 @@ export class OrderBook {
     const sideOpts = { windowTicks: this.options.windowTicks, topLevels: this.options.topLevels };
     this.b = new BookSide('bid', sideOpts);
     this.a = new BookSide('ask', sideOpts);
-    this.frames = new FrameApplier(this.b, this.a);
+    this.frames = new FrameApplier(this.b, this.a, () => this.frameApplied());
   }
 
   /**
@@ -104,9 +111,13 @@ export class OrderBook {
    */
   applyLevels(bids: readonly PriceLevel[], asks: readonly PriceLevel[]): this {
     this.frames.apply(bids, asks);
+    return this;
+  }
+
+  /** Called by the frame applier once an update's levels are set: counts the update and checks the book. */
+  private frameApplied(): void {
     this.ver++;
     this.assertConsistent();
-    return this;
   }
 
   /**
@@ -119,7 +130,7 @@ export class OrderBook {
       throw new RangeError(`book level (${price}, ${size}): price and size must be non-negative safe integers; use applyLevelBig`);
     }
     const s = side === 'bid' ? this.b : this.a;
-    if (s.big) s.setBig(BigInt(price), BigInt(size));
+    if (s.isBigint) s.setBig(BigInt(price), BigInt(size));
     else s.set(price, size);
     this.ver++;
     return this;
@@ -132,7 +143,7 @@ export class OrderBook {
   applyLevelBig(side: Side, price: bigint, size: bigint): this {
     if (!isUint64Bigint(price) || !isUint64Bigint(size)) throw new RangeError(`book level (${price}, ${size}): price and size must be Uint64`);
     const s = side === 'bid' ? this.b : this.a;
-    if (!s.big && price <= MAX_SAFE_BIG && size <= MAX_SAFE_BIG) s.set(Number(price), Number(size));
+    if (!s.isBigint && price <= MAX_SAFE_BIG && size <= MAX_SAFE_BIG) s.set(Number(price), Number(size));
     else {
       s.toBig();
       s.setBig(price, size);
@@ -149,24 +160,22 @@ export class OrderBook {
   assertConsistent(): void {
     const b = this.b;
     const a = this.a;
-    if (!b.big && !a.big) {
-      // The hot case, in a few compares: keys are >= 0 on the number path, -1 means empty.
-      const bk = b.bestKeyOrEmpty();
-      const ak = a.bestKeyOrEmpty();
-      if ((b.truncated && !(bk >= b.boundaryKey)) || (a.truncated && !(ak >= a.boundaryKey))) this.failCoverage();
-      // bid >= ask, with bid = bk and ask = MAX_SAFE - ak.
-      if (bk >= 0 && ak >= 0 && bk >= Number.MAX_SAFE_INTEGER - ak) this.failCrossed();
+    if (b.isBigint || a.isBigint) {
+      this.assertConsistentExact();
       return;
     }
-    if (!b.hasCoveredTop() || !a.hasCoveredTop()) this.failCoverage();
-    if (this.isCrossed()) this.failCrossed();
+    // The hot case, in a few compares: keys are >= 0 on the number path, -1 means empty.
+    const bk = b.coveredBestKey();
+    const ak = a.coveredBestKey();
+    // bid >= ask, with bid = bk and ask = MAX_SAFE - ak.
+    if (bk >= 0 && ak >= 0 && bk >= MAX_SAFE - ak) this.failCrossed();
   }
 
-  private failCoverage(): never {
-    const s = this.b.hasCoveredTop() ? this.a : this.b;
-    throw new ReplicaIntegrityError(
-      `book ${s.side}s: no level is left at or better than the snapshot's boundary ${s.boundaryPrice}, so the best ${s.side} is unknown`,
-    );
+  /** {@link assertConsistent} when a side is on the exact path. */
+  private assertConsistentExact(): void {
+    this.b.assertCovered();
+    this.a.assertCovered();
+    if (this.isCrossed()) this.failCrossed();
   }
 
   private failCrossed(): never {
@@ -177,69 +186,67 @@ export class OrderBook {
   isCrossed(): boolean {
     const b = this.b;
     const a = this.a;
-    if (b.n === 0 || a.n === 0) return false;
-    if (!b.big && !a.big) return b.bestPrice() >= a.bestPrice();
+    if (b.length === 0 || a.length === 0) return false;
+    if (!b.isBigint && !a.isBigint) return b.bestPrice() >= a.bestPrice();
     return b.bestBig() >= a.bestBig();
   }
 
   /** Best bid price, or undefined when there are no bids. @throws BookPrecisionError above 2^53 - 1. */
   bestBid(): number | undefined {
     const s = this.b;
-    if (!s.big) {
+    if (!s.isBigint) {
       const k = s.bestKeyOrEmpty();
       return k < 0 ? undefined : k;
     }
-    return s.n === 0 ? undefined : toExactNumber('price', s.bestBig());
+    return s.length === 0 ? undefined : toExactNumber('price', s.bestBig());
   }
 
   /** Best ask price, or undefined when there are no asks. @throws BookPrecisionError above 2^53 - 1. */
   bestAsk(): number | undefined {
     const s = this.a;
-    if (!s.big) {
+    if (!s.isBigint) {
       const k = s.bestKeyOrEmpty();
-      return k < 0 ? undefined : Number.MAX_SAFE_INTEGER - k;
+      return k < 0 ? undefined : MAX_SAFE - k;
     }
-    return s.n === 0 ? undefined : toExactNumber('price', s.bestBig());
+    return s.length === 0 ? undefined : toExactNumber('price', s.bestBig());
   }
 
   /** Size at the best bid, or undefined. @throws BookPrecisionError above 2^53 - 1. */
   bestBidSize(): number | undefined {
     const s = this.b;
-    const n = s.n;
-    if (n === 0) return undefined;
-    return s.big ? toExactNumber('size', s.bestSizeBig()) : s.bestSize();
+    if (s.length === 0) return undefined;
+    return s.isBigint ? toExactNumber('size', s.bestSizeBig()) : s.bestSize();
   }
 
   /** Size at the best ask, or undefined. @throws BookPrecisionError above 2^53 - 1. */
   bestAskSize(): number | undefined {
     const s = this.a;
-    const n = s.n;
-    if (n === 0) return undefined;
-    return s.big ? toExactNumber('size', s.bestSizeBig()) : s.bestSize();
+    if (s.length === 0) return undefined;
+    return s.isBigint ? toExactNumber('size', s.bestSizeBig()) : s.bestSize();
   }
 
   /** Exact best bid, or undefined. */
   bestBidBig(): bigint | undefined {
-    return this.b.n === 0 ? undefined : this.b.bestBig();
+    return this.b.length === 0 ? undefined : this.b.bestBig();
   }
 
   /** Exact best ask, or undefined. */
   bestAskBig(): bigint | undefined {
-    return this.a.n === 0 ? undefined : this.a.bestBig();
+    return this.a.length === 0 ? undefined : this.a.bestBig();
   }
 
   /** Best ask minus best bid in ticks, or undefined when a side is empty. @throws BookPrecisionError */
   spread(): number | undefined {
     const b = this.b;
     const a = this.a;
-    if (b.n === 0 || a.n === 0) return undefined;
-    if (!b.big && !a.big) return a.bestPrice() - b.bestPrice();
+    if (b.length === 0 || a.length === 0) return undefined;
+    if (!b.isBigint && !a.isBigint) return a.bestPrice() - b.bestPrice();
     return toExactNumber('spread', a.bestBig() - b.bestBig());
   }
 
   /** Exact spread, or undefined when a side is empty. */
   spreadBig(): bigint | undefined {
-    if (this.b.n === 0 || this.a.n === 0) return undefined;
+    if (this.b.length === 0 || this.a.length === 0) return undefined;
     return this.a.bestBig() - this.b.bestBig();
   }
 
@@ -250,17 +257,17 @@ export class OrderBook {
   mid(): number | undefined {
     const b = this.b;
     const a = this.a;
-    if (b.n === 0 || a.n === 0) return undefined;
-    if (!b.big && !a.big) {
+    if (b.length === 0 || a.length === 0) return undefined;
+    if (!b.isBigint && !a.isBigint) {
       const sum = b.bestPrice() + a.bestPrice();
-      if (sum <= Number.MAX_SAFE_INTEGER) return sum / 2;
+      if (sum <= MAX_SAFE) return sum / 2;
     }
     return toExactNumber('bid + ask', b.bestBig() + a.bestBig()) / 2;
   }
 
   /** Number of levels presented on a side. */
   depth(side: Side): number {
-    return side === 'bid' ? this.b.n : this.a.n;
+    return side === 'bid' ? this.b.length : this.a.length;
   }
 
   /**
@@ -304,6 +311,22 @@ export class OrderBook {
   toSnapshot(depth = Infinity): BookLevels {
     return { bids: this.b.toLevels(depth), asks: this.a.toLevels(depth) };
   }
+
+  /**
+   * Reads of this book as display decimals of `market` (prices in quote units per base unit,
+   * sizes in base units), exact on both paths: see {@link BookDecimals}. Create it once; it
+   * reads this book live.
+   * @param market a `Market` record, or its three scale fields.
+   * @param opts rounding of the printed decimals; exact by default.
+   * @throws InvalidParameterError when a scale field of `market` is not a positive integer
+   *   string, or `opts` is invalid.
+   * @example
+   * const dec = book.decimals(market);
+   * dec.bestBid();          // '64.994': the best bid's ticks in quote units
+   * dec.levels('ask', 3);   // [{ price: '64.997', size: '1.5' }, ...] best first
+   */
+  decimals(market: MarketScales, opts?: FormatOptions): BookDecimals {
+    return new BookDecimals(this, market, opts);
+  }
 }
 
-const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);

@@ -3,25 +3,64 @@
  * BEST level at the END, so changes near the best move few elements. Holds the levels of the
  * number path that lie below the price window, and loads snapshots.
  */
-import { gallopDown, gallopUp, lowerBoundFromTop } from './topSearch';
+import { gallopDown, gallopUp, lowerBoundFromTop } from './lowerBoundFromTop';
 
 /** Below this many elements a hand loop moves faster than a `copyWithin` call. */
 const SMALL_MOVE = 16;
 
+/**
+ * The capacity a full store of either representation grows to for at least `min` levels:
+ * by half plus 16 (bounded slack keeps bytes per level low).
+ */
+export function grownCapacity(capacity: number, min: number): number {
+  return Math.max(min, capacity + (capacity >> 1) + 16);
+}
+
 export class SortedLevels {
-  keys: Float64Array;
-  sizes: Float64Array;
-  n = 0;
+  private keys: Float64Array;
+  private sizes: Float64Array;
+  private _n = 0;
 
   constructor(capacity = 16) {
     this.keys = new Float64Array(capacity);
     this.sizes = new Float64Array(capacity);
   }
 
+  /** Levels held. */
+  get n(): number {
+    return this._n;
+  }
+
+  /** Key of the level at index `j` (ascending: index n - 1 is the best). */
+  keyAt(j: number): number {
+    return this.keys[j]!;
+  }
+
+  /** Size of the level at index `j`. */
+  sizeAt(j: number): number {
+    return this.sizes[j]!;
+  }
+
+  /** Key of the best level, -1 when empty (keys are >= 0). */
+  topKeyOrEmpty(): number {
+    const n = this._n;
+    return n > 0 ? this.keys[n - 1]! : -1;
+  }
+
+  /** Index of the highest level whose key is below `k`, -1 when none is. */
+  below(k: number): number {
+    return lowerBoundFromTop(this.keys, this._n, k) - 1;
+  }
+
+  /** Removes the best level (the store is not empty). */
+  popTop(): void {
+    this._n--;
+  }
+
   /** Empties the store and gives it room for `capacity` levels. */
   reserve(capacity: number): void {
     const cap = Math.max(16, capacity);
-    this.n = 0;
+    this._n = 0;
     if (this.keys.length < cap) {
       this.keys = new Float64Array(cap);
       this.sizes = new Float64Array(cap);
@@ -32,7 +71,7 @@ export class SortedLevels {
   set(k: number, size: number): number {
     const keys = this.keys;
     const sizes = this.sizes;
-    const n = this.n;
+    const n = this._n;
     const i = lowerBoundFromTop(keys, n, k);
     const found = i < n && keys[i] === k;
     if (size === 0) {
@@ -48,7 +87,7 @@ export class SortedLevels {
         keys.copyWithin(i, i + 1, n);
         sizes.copyWithin(i, i + 1, n);
       }
-      this.n = last;
+      this._n = last;
       return old;
     }
     if (found) {
@@ -70,7 +109,7 @@ export class SortedLevels {
     }
     k2[i] = k;
     s2[i] = size;
-    this.n = n + 1;
+    this._n = n + 1;
     return 0;
   }
 
@@ -88,7 +127,7 @@ export class SortedLevels {
     if (m === 0) return;
     const keys = this.keys;
     const sizes = this.sizes;
-    const n = this.n;
+    const n = this._n;
     // Pass 1: removals and new sizes; insertions are collected at the front of ck / cs.
     let r = 0; // [r, n): not yet visited (unmoved)
     let w = 0; // [0, w): final
@@ -111,7 +150,7 @@ export class SortedLevels {
     }
     moveDown(keys, sizes, w, r, n);
     const len = w + n - r;
-    this.n = len;
+    this._n = len;
     if (ins === 0) return;
     // Pass 2: insertions, from the top down, into the room above the levels.
     if (len + ins > keys.length) this.grow(len + ins);
@@ -129,26 +168,25 @@ export class SortedLevels {
       k2[--ww] = k;
       s2[ww] = cs[j]!;
     }
-    this.n = len + ins;
+    this._n = len + ins;
   }
 
   /** Appends a level better than every level held (the caller guarantees the order). */
   pushTop(k: number, size: number): void {
-    const n = this.n;
+    const n = this._n;
     if (n === this.keys.length) this.grow(n + 1);
     this.keys[n] = k;
     this.sizes[n] = size;
-    this.n = n + 1;
+    this._n = n + 1;
   }
 
-  /** Grows by half (bounded slack keeps bytes per level low), keeping the levels. */
+  /** Grows (see {@link grownCapacity}), keeping the levels. */
   private grow(min: number): void {
-    const cap = this.keys.length;
-    const next = Math.max(min, cap + (cap >> 1) + 16);
+    const next = grownCapacity(this.keys.length, min);
     const k = new Float64Array(next);
     const s = new Float64Array(next);
-    k.set(this.keys.subarray(0, this.n));
-    s.set(this.sizes.subarray(0, this.n));
+    k.set(this.keys.subarray(0, this._n));
+    s.set(this.sizes.subarray(0, this._n));
     this.keys = k;
     this.sizes = s;
   }

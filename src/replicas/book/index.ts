@@ -2,4 +2,5 @@
 export { OrderBook, type OrderBookOptions, type BookLevels } from './OrderBook';
 export { type BookSideReader, type BookTopView, type LevelCallback, type BigLevelCallback } from './BookSideReader';
 export { BookPrecisionError } from './BookPrecisionError';
+export { BookDecimals, type DecimalLevel } from './BookDecimals';
 export { bookReducer, type BookData } from './bookReducer';

@@ -5,7 +5,7 @@
  */
 import { ReplicaIntegrityError } from '../ReplicaIntegrityError';
 import type { PriceLevel } from '../../protocol';
-import { parseBigUint, parseSafeUint } from './parseUint';
+import { parseBigUint, parseSafeUint } from './parseSafeUint';
 
 function invalidLevel(where: string, index: number, field: string, value: unknown): ReplicaIntegrityError {
   return new ReplicaIntegrityError(`book ${where}[${index}].${field} is not an unsigned 64-bit integer string: ${JSON.stringify(value)}`);

@@ -2,7 +2,7 @@
  * Large frames (issue item 4): "Book updates cost O(k log n) or better for k changed
  * levels: one 250k-level update never blocks the event loop for more than a few hundred ms."
  *
- * A frame with many changes on a side takes the bulk path (`BookSide.setMany`: sort, then
+ * A frame with many changes on a side takes the bulk path (`NumberLevels.setMany`: sort, then
  * one merge). Setting the levels one by one moved the deep levels above each new level once
  * per level: quadratic in a large frame. Two tests, neither a wall-clock limit:
  * - deterministic, the one that fails on the quadratic code by orders of magnitude: the
@@ -25,7 +25,7 @@
 import fc from 'fast-check';
 import type { PriceLevel, Side } from '../../../src/protocol';
 import { OrderBook } from '../../../src/replicas/book';
-import { BULK } from '../../../src/replicas/book/FrameApplier';
+import { BULK } from '../../../src/replicas/book/NumberLevels';
 import { SortedBigLevels } from '../../../src/replicas/book/SortedBigLevels';
 import { SortedLevels } from '../../../src/replicas/book/SortedLevels';
 import { sortBigChanges, sortChanges } from '../../../src/replicas/book/sortChanges';
@@ -314,10 +314,9 @@ describe('merging sorted changes into the sorted stores', () => {
         store.merge(ck, cs, n);
         big.merge(bk, bs, n);
         const want = [...model].sort(([a], [b]) => a - b);
-        expect(Array.from(store.keys.subarray(0, store.n))).toEqual(want.map(([k]) => k));
-        expect(Array.from(store.sizes.subarray(0, store.n))).toEqual(want.map(([, s]) => s));
-        expect(Array.from(big.keys.subarray(0, big.n))).toEqual(want.map(([k]) => BigInt(k)));
-        expect(Array.from(big.sizes.subarray(0, big.n))).toEqual(want.map(([, s]) => BigInt(s)));
+        const levels = <T>(n: number, at: (j: number) => T) => Array.from({ length: n }, (_, j) => at(j));
+        expect(levels(store.n, (j) => [store.keyAt(j), store.sizeAt(j)])).toEqual(want);
+        expect(levels(big.n, (j) => [big.keyAt(j), big.sizeAt(j)])).toEqual(want.map(([k, s]) => [BigInt(k), BigInt(s)]));
       }),
       { seed: 0x3e76e, numRuns: 400 },
     );

@@ -2,8 +2,7 @@
 import { getHeapSpaceStatistics } from 'node:v8';
 import { InvalidParameterError } from '../../../src/errors';
 import { BookPrecisionError, OrderBook, type BookTopView } from '../../../src/replicas/book';
-import type { BookSide } from '../../../src/replicas/book/BookSide';
-import { checkInvariants } from './bookInvariants';
+import { checkInvariants, sideInternals } from './bookInvariants';
 import { L, TWO_53, askLadder, bidLadder } from './bookTestUtil';
 
 const newSpaceUsed = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_used_size ?? 0;
@@ -22,7 +21,6 @@ function bytesPerCall(fn: () => void, n: number): number {
 }
 
 const pairs = (v: BookTopView) => Array.from({ length: v.length }, (_, i) => [v.prices[i], v.sizes[i]]);
-const sideOf = (book: OrderBook, side: 'bid' | 'ask') => (book as unknown as { b: BookSide; a: BookSide })[side === 'bid' ? 'b' : 'a'];
 
 describe('topView', () => {
   it('shows the best n levels of each side, best first, in one reused object per side', () => {
@@ -63,7 +61,7 @@ describe('topView', () => {
 
   it('keeps nothing until a read asks, then as many levels as the deepest read within topLevels', () => {
     const book = OrderBook.fromSnapshot({ bids: bidLadder(1000, 100), asks: askLadder(1001, 100) }, { topLevels: 8 });
-    const bids = sideOf(book, 'bid');
+    const bids = sideInternals(book, 'bid').num;
     expect(bids.top.cap).toBe(0);
     book.applyLevels([L(1000, 3)], []);
     expect(bids.top.cap).toBe(0);
@@ -74,7 +72,7 @@ describe('topView', () => {
     book.forEachLevel('bid', 20, () => undefined); // beyond the limit: walks, keeps 6
     expect(bids.top.cap).toBe(6);
     expect(pairs(book.topView('bid', 20))).toEqual(Array.from({ length: 20 }, (_, i) => [1000 - i, i === 0 ? 3 : i + 1]));
-    expect(sideOf(book, 'ask').top.cap).toBe(0);
+    expect(sideInternals(book, 'ask').num.top.cap).toBe(0);
     checkInvariants(book);
   });
 
@@ -106,7 +104,7 @@ describe('topView', () => {
     const book = OrderBook.fromSnapshot({ bids: bidLadder(100, 10), asks: askLadder(101, 10) });
     book.topView('bid', 5);
     book.applyLevels([L(50, TWO_53 + 2n)], []);
-    expect(sideOf(book, 'bid').top.cap).toBe(0);
+    expect(sideInternals(book, 'bid').num.top.cap).toBe(0);
     expect(pairs(book.topView('bid', 3))).toEqual([[100, 1], [99, 2], [98, 3]]);
     checkInvariants(book);
   });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { lowerBoundFromTop, lowerBoundFromTopBig, TOP_WINDOW } from '../../../src/replicas/book/topSearch';
+import { gallopDownBig, lowerBoundFromTop, TOP_WINDOW } from '../../../src/replicas/book/lowerBoundFromTop';
 
 /** The plain definition: first index whose key is >= k. */
 const naive = (keys: ArrayLike<number | bigint>, n: number, k: number | bigint) => {
@@ -16,7 +16,7 @@ describe('lowerBoundFromTop', () => {
       const big = BigUint64Array.from(keys, (v) => BigInt(Math.max(0, v)));
       for (let k = 8; k <= 12 + 2 * n; k++) {
         expect(lowerBoundFromTop(keys, n, k)).toBe(naive(keys, n, k));
-        expect(lowerBoundFromTopBig(big, n, BigInt(k))).toBe(naive(big, n, BigInt(k)));
+        expect(gallopDownBig(big, n, BigInt(k))).toBe(naive(big, n, BigInt(k)));
       }
     }
   });

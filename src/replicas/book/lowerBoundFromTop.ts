@@ -1,6 +1,9 @@
 /**
  * Lower-bound searches in an ascending array whose interesting end is the TOP (the last
  * element): book updates cluster near the best price, which the book keeps at the end.
+ * Each search exists for numbers (Float64Array) and for bigints (BigUint64Array): one
+ * function serving both would see both kinds at every compare, which V8 then compiles as
+ * a generic compare, slowing the number path.
  *
  * The number path is BRANCHLESS: a mispredicted compare costs more than a whole step of a
  * search, and the compares of a search are coin flips. One well-predicted test picks the
@@ -36,29 +39,6 @@ function lowerBoundIn(keys: Float64Array, base: number, len: number, k: number):
 }
 
 /**
- * {@link lowerBoundFromTop} for the exact (bigint) representation: gallops down from the top
- * (1, 2, 4, ... keys) then bisects, so a key d levels from the top costs O(log d) compares.
- */
-export function lowerBoundFromTopBig(keys: BigUint64Array, n: number, k: bigint): number {
-  let hi = n - 1;
-  if (hi < 0 || keys[hi]! < k) return n;
-  let step = 1;
-  let lo = hi - 1;
-  while (lo >= 0 && keys[lo]! >= k) {
-    hi = lo;
-    step += step;
-    lo = hi - step;
-  }
-  if (lo < -1) lo = -1;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (keys[mid]! >= k) hi = mid;
-    else lo = mid;
-  }
-  return hi;
-}
-
-/**
  * Index of the first element of `keys[from..n)` that is >= `k` (n when none is), galloping
  * up from `from` (1, 2, 4, ... keys) then bisecting: O(log d) for an answer d keys away.
  * Successive searches for ascending keys each start where the last one ended.
@@ -84,6 +64,29 @@ export function gallopUp(keys: Float64Array, from: number, n: number, k: number)
 
 /** Index of the first element of `keys[0..to)` that is >= `k` (to when none is), galloping down from `to`. */
 export function gallopDown(keys: Float64Array, to: number, k: number): number {
+  let hi = to - 1;
+  if (hi < 0 || keys[hi]! < k) return to;
+  let step = 1;
+  let lo = hi - 1;
+  while (lo >= 0 && keys[lo]! >= k) {
+    hi = lo;
+    step += step;
+    lo = hi - step;
+  }
+  if (lo < -1) lo = -1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (keys[mid]! >= k) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/**
+ * {@link gallopDown} for the exact (bigint) representation, also its lower bound from the
+ * top: a key d levels from the top costs O(log d) compares.
+ */
+export function gallopDownBig(keys: BigUint64Array, to: number, k: bigint): number {
   let hi = to - 1;
   if (hi < 0 || keys[hi]! < k) return to;
   let step = 1;

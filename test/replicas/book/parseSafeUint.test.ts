@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { PARSE_INVALID, PARSE_NOT_SAFE, parseBigUint, parseDigits, parseSafeUint } from '../../../src/replicas/book/parseUint';
+import { PARSE_INVALID, PARSE_NOT_SAFE, parseBigUint, parseDigits, parseSafeUint } from '../../../src/replicas/book/parseSafeUint';
+import { weirdNumberArb } from './bookTestUtil';
 
 describe('parseSafeUint', () => {
   it('parses digit strings, leading zeros included', () => {
@@ -22,14 +23,43 @@ describe('parseSafeUint', () => {
     expect(parseSafeUint(s)).toBe(PARSE_INVALID);
   });
 
+  // Spellings JS reads as exact integers: none is a Uint64 string (issue item 11).
+  it.each([
+    ['0x10', 16],
+    ['1e3', 1000],
+    [' 20', 20],
+    ['0b11', 3],
+    ['0o17', 15],
+    ['+5', 5],
+    ['5 ', 5],
+    ['\n7', 7],
+    ['\u00a012', 12],
+    ['1.0', 1],
+    ['12.', 12],
+    ['.5e1', 5],
+    ['5e2', 500],
+    ['1.5e4', 15000],
+    ['1e004', 10000],
+    ['1.234567e10', 12345670000],
+    ['0xFFFFFFFFFFFFF', 0xfffffffffffff],
+    ['\u00a00xFFFFFFFFFF', 0xffffffffff],
+    ['1E2', 100],
+    ['1e+3', 1000],
+  ])('rejects %j (which JS reads as %d)', (s, asNumber) => {
+    expect(Number(s)).toBe(asNumber);
+    expect(parseSafeUint(s)).toBe(PARSE_INVALID);
+  });
+
   it('rejects what is not a string', () => {
     expect(parseSafeUint(12 as unknown as string)).toBe(PARSE_INVALID);
     expect(parseSafeUint(null as unknown as string)).toBe(PARSE_INVALID);
   });
 
-  it('takes another spelling only at its exact value', () => {
-    expect(parseSafeUint('5e2')).toBe(500);
-    expect(parseSafeUint(' 12')).toBe(12);
+  it('takes multiples of 100 and every length through the strict parser, exactly', () => {
+    expect(parseSafeUint('100')).toBe(100);
+    expect(parseSafeUint('1000000')).toBe(1_000_000);
+    expect(parseSafeUint('900719925474000')).toBe(900719925474000);
+    for (let len = 1; len <= 16; len++) expect(parseSafeUint('9'.repeat(len))).toBe(Number('9'.repeat(len)) <= Number.MAX_SAFE_INTEGER ? Number('9'.repeat(len)) : PARSE_NOT_SAFE);
   });
 
   it('agrees with the strict digit parser on every digit string, and never returns a wrong value', () => {
@@ -42,17 +72,16 @@ describe('parseSafeUint', () => {
       }),
       { seed: 5, numRuns: 500 },
     );
-    // Any short string: a value is returned only when the string denotes exactly that integer.
+    // Any short string: a value is returned only for digits only, at their exact value.
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom(...'0123456789.eE+-x '), maxLength: 17 }), (s) => {
+      fc.property(weirdNumberArb, (s) => {
         const v = parseSafeUint(s);
         if (v >= 0) {
-          expect(Number.isSafeInteger(v)).toBe(true);
-          expect(Number(s)).toBe(v);
-          if (v === 0) expect(s).toMatch(/^0+$/);
-        }
+          expect(s).toMatch(/^[0-9]+$/);
+          expect(BigInt(v)).toBe(BigInt(s));
+        } else expect(v === PARSE_NOT_SAFE).toBe(/^[0-9]+$/.test(s));
       }),
-      { seed: 6, numRuns: 2000 },
+      { seed: 6, numRuns: 20_000 },
     );
   });
 });

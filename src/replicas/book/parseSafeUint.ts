@@ -1,7 +1,9 @@
 /**
  * Parsing of the book's Uint64 decimal strings (prices in ticks, sizes in base lots) on the
- * hot path. The fast parser validates and converts in one pass without allocating; values
- * that do not fit a safe integer are reported so the caller switches to the exact bigint path.
+ * hot path. The fast parser validates and converts without allocating; values that do not
+ * fit a safe integer are reported so the caller switches to the exact bigint path. Valid
+ * text is what the protocol's `Uint64` accepts (`isUint64String`): `^[0-9]+$`, at most
+ * 2^64 - 1.
  */
 import { isUint64String, UINT64_MAX } from '../../protocol';
 
@@ -17,34 +19,45 @@ export const PARSE_NOT_SAFE = -2;
  */
 const MAX_SAFE = 9007199254740991;
 
+/** 10^i for i <= 16: the least value with i + 1 digits. */
+const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16];
+
 /**
- * Converts a Uint64 decimal string to a safe integer without ever letting a wrong number in.
+ * Converts a Uint64 decimal string (digits only, `^[0-9]+$` as the protocol's `Uint64`: no
+ * sign, space, exponent, point or `0x` / `0o` / `0b` prefix; leading zeros allowed) to a safe
+ * integer, without ever letting a wrong number in.
  *
- * The strings reach the book already checked as digit strings (the protocol's schema), so
- * the first try is the native conversion, taken only when its result is certainly exact: a
- * positive safe integer read from fewer than 16 characters (rounding needs at least 16
- * significant digits). A string that JS reads as exactly such an integer in another spelling
- * (`'5e2'`, `' 12'`) is taken at that exact value. Everything else (zero, long strings,
- * anything not an exact positive integer) goes through {@link parseDigits}, which accepts
- * digits only.
+ * The first try is the native conversion (`+s`, the fastest), taken only when the text is
+ * certainly plain digits of that value: the first character is a digit 1-9 (no sign, space,
+ * prefix or leading zero), and the value is at most 2^53 - 1, has at least as many digits as
+ * the text has characters and is not a multiple of 100. Every other spelling JS reads as a
+ * number spends a character without adding a digit (a point, a space), or is an exponent
+ * form: `'1e2'`, `'1.5e4'`, `'1e004'` keep the digit count only because the exponent appends
+ * at least two zeros, hence the multiple of 100. Everything else (zero, leading zeros, long
+ * strings, multiples of 100, anything invalid) goes through {@link parseDigits}, which reads
+ * digits only. (Small on purpose: it is inlined four times into the frame loop.)
  *
  * @returns the value, {@link PARSE_INVALID} (not a string, empty, a non-digit character) or
  *   {@link PARSE_NOT_SAFE} (above 2^53 - 1: the caller takes the bigint path, never a rounded number).
- * @example parseSafeUint('00125') === 125; parseSafeUint('1.5') === PARSE_INVALID
+ * @example parseSafeUint('00125') === 125; parseSafeUint('1e3') === PARSE_INVALID
  */
 export function parseSafeUint(s: string): number {
   // The typeof guard costs nothing on strings and keeps a stray number or null out of the book.
-  if (typeof s !== 'string') return PARSE_INVALID;
-  const v = +s;
-  if (v > 0 && v <= MAX_SAFE && v % 1 === 0 && s.length < 16) return v;
+  if (typeof s === 'string') {
+    const c = s.charCodeAt(0);
+    const v = +s;
+    if (c > 48 && c < 58 && v <= MAX_SAFE && v >= POW10[s.length - 1]! && v % 100 !== 0) return v;
+  }
   return parseDigits(s);
 }
 
 /**
- * The strict path of {@link parseSafeUint}: digits only (leading zeros allowed), one pass.
+ * The strict path of {@link parseSafeUint}: digits only (leading zeros allowed), one pass;
+ * {@link PARSE_INVALID} for what is not a string.
  * @internal exported for tests
  */
 export function parseDigits(s: string): number {
+  if (typeof s !== 'string') return PARSE_INVALID;
   const len = s.length;
   if (len === 0) return PARSE_INVALID;
   let v = 0;
