@@ -22,6 +22,8 @@ export { SubscriptionRouter, type RouterOptions, type RouterEvent, type UpdateEv
 // Replicas
 export {
   OrderBook,
+  BookDecimals,
+  type DecimalLevel,
   ReplicaIntegrityError,
   SnapshotError,
   SnapshotBehindError,
