@@ -73,7 +73,11 @@ export function natsConnect(url: string): Promise<NatsConnection> {
 export async function readSubject(nc: NatsConnection, names: BusNames, subject: string, fromSeq = 1, untilSeq?: bigint, ms = 20_000): Promise<BusMessage[]> {
   const jsm = await jetstreamManager(nc);
   const ci = await jsm.consumers.add(names.stream, {
-    ack_policy: AckPolicy.None,
+    // Explicit acks: a fetch the client abandons (a pull's idle heartbeat missed while this
+    // loaded test process was busy) leaves its unread messages to be delivered again.
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(1_000),
+    max_ack_pending: 10_000,
     deliver_policy: DeliverPolicy.StartSequence,
     opt_start_seq: fromSeq,
     filter_subject: subject,
@@ -83,14 +87,23 @@ export async function readSubject(nc: NatsConnection, names: BusNames, subject: 
   const consumer = await jetstream(nc).consumers.get(names.stream, ci.name);
   const out: BusMessage[] = [];
   const deadline = Date.now() + ms;
+  let lastJsSeq = 0;
   try {
     for (;;) {
       let pending = 1;
-      const batch = await consumer.fetch({ max_messages: 1000, expires: 1000 });
-      for await (const m of batch) {
-        const h = readUpdateHeaders((n) => m.headers?.get(n) ?? '');
-        out.push({ jsSeq: m.seq, streamKey: h.streamKey, seq: h.seq, timestampNs: h.timestampNs, relayId: h.relayId, msgId: m.headers?.get('Nats-Msg-Id') ?? '', data: m.json() });
-        pending = m.info.pending;
+      try {
+        const batch = await consumer.fetch({ max_messages: 1000, expires: 1000 });
+        for await (const m of batch) {
+          m.ack();
+          pending = m.info.pending;
+          if (m.seq <= lastJsSeq) continue; // delivered again after an abandoned fetch
+          lastJsSeq = m.seq;
+          const h = readUpdateHeaders((n) => m.headers?.get(n) ?? '');
+          out.push({ jsSeq: m.seq, streamKey: h.streamKey, seq: h.seq, timestampNs: h.timestampNs, relayId: h.relayId, msgId: m.headers?.get('Nats-Msg-Id') ?? '', data: m.json() });
+        }
+      } catch (e) {
+        if (!/heartbeats missed/.test(String(e))) throw e;
+        pending = 1; // the pull was abandoned by the client: fetch again
       }
       const last = out[out.length - 1];
       if (untilSeq === undefined ? pending === 0 : last !== undefined && last.seq >= untilSeq) return out;
