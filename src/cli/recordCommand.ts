@@ -9,7 +9,8 @@ import { FeedRecorder, type RecorderStats } from '../record/FeedRecorder';
 import type { JsonValue } from '../record/json';
 import { Simulator } from '../simulator/Simulator';
 import { CliUsageError } from './CliUsageError';
-import { integerFlag, nonNegativeFlag, positiveMsFlag, urlFlag } from './flagParsers';
+import { nonNegativeFlag, positiveMsFlag } from './flagParsers';
+import { addViewTargetFlags, checkViewTargetFlags } from './view/viewTargetFlags';
 import { reportCliError } from './reportCliError';
 import { RunControl, type StopReason } from './RunControl';
 import { pickTargets, type PickOptions, type ViewTargets } from './view/pickTargets';
@@ -127,24 +128,17 @@ function bytesFlag(text: string): number {
 
 /** The `record` command (mounted by the main program). */
 export function recordCommand(): Command {
-  return new Command('record')
+  const command = new Command('record')
     .description('Record every input of a client running the view\'s subscriptions to a file, for `replay` (embedded simulator by default)')
     .requiredOption('--out <file>', 'the recording file (appended to when it exists)')
     .option('--duration-ms <ms>', 'stop after this many milliseconds (default: until Ctrl-C)', positiveMsFlag)
-    .option('--max-bytes <n>', 'stop once the recording would pass this many bytes (default 1 GiB)', bytesFlag)
-    .option('--seed <n>', 'seed of the embedded simulator', integerFlag(-(2 ** 31), 2 ** 32 - 1), 1)
-    .option('--rest-url <url>', 'REST base URL of a real exchange instead of the simulator', urlFlag(['http:', 'https:']))
-    .option('--ws-url <url>', 'feed URL of that exchange (default: the REST host, path /ws)', urlFlag(['ws:', 'wss:']))
-    .option('--perp <market_id>', 'perp market (default: the first active one)', integerFlag(0, 2 ** 31 - 1))
-    .option('--spot <market_id>', 'spot market (default: the first active one)', integerFlag(0, 2 ** 31 - 1))
-    .option('--address <address>', 'account (default with the simulator: one that trades)')
-    .option('--subaccount-id <n>', 'subaccount of --address', integerFlag(0, 2 ** 31 - 1), 0)
-    .option('--events-per-second <n>', 'order-flow events per second of the simulator', nonNegativeFlag)
+    .option('--max-bytes <n>', 'stop once the recording would pass this many bytes (default 1 GiB)', bytesFlag);
+  return addViewTargetFlags(command)
     .option('--random-faults <per-second>', 'random faults per second injected into the simulator (drops, resyncs, silent gaps, stalls, REST 500s)', nonNegativeFlag)
     .addHelpText('after', EXAMPLES)
     .action(async (flags: Record<string, unknown>) => {
       try {
-        if (flags.wsUrl !== undefined && flags.restUrl === undefined) throw new CliUsageError('--ws-url needs --rest-url (the feed of which exchange?)');
+        checkViewTargetFlags(flags);
         if (flags.randomFaults !== undefined && flags.restUrl !== undefined) throw new CliUsageError('--random-faults is for the embedded simulator, not with --rest-url');
         await runRecord({
           out: flags.out as string,

@@ -5,7 +5,8 @@
 import { Command } from 'commander';
 import { CliUsageError } from '../CliUsageError';
 import { reportCliError } from '../reportCliError';
-import { integerFlag, positiveMsFlag, nonNegativeFlag, urlFlag } from '../flagParsers';
+import { positiveMsFlag } from '../flagParsers';
+import { addViewTargetFlags, checkViewTargetFlags } from './viewTargetFlags';
 import { runView, type ViewOptions } from './runView';
 
 const EXAMPLES = `
@@ -45,23 +46,15 @@ interface ViewFlags {
 
 /** The `view` command (mounted by the main program). */
 export function viewCommand(): Command {
-  return new Command('view')
-    .description('Live terminal view of books, trades, stats, funding, one account and the feed health (embedded simulator by default)')
-    .option('--seed <n>', 'seed of the embedded simulator and of the faults f injects', integerFlag(-(2 ** 31), 2 ** 32 - 1), 1)
+  const command = new Command('view').description('Live terminal view of books, trades, stats, funding, one account and the feed health (embedded simulator by default)');
+  return addViewTargetFlags(command)
     .option('--duration-ms <ms>', 'exit by itself after this many milliseconds', positiveMsFlag)
-    .option('--rest-url <url>', 'REST base URL of a real exchange instead of the simulator', urlFlag(['http:', 'https:']))
-    .option('--ws-url <url>', 'feed URL of that exchange (default: the REST host, path /ws)', urlFlag(['ws:', 'wss:']))
-    .option('--perp <market_id>', 'perp market to show (default: the first active one)', integerFlag(0, 2 ** 31 - 1))
-    .option('--spot <market_id>', 'spot market to show (default: the first active one)', integerFlag(0, 2 ** 31 - 1))
-    .option('--address <address>', 'account to show (default with the simulator: one that trades)')
-    .option('--subaccount-id <n>', 'subaccount of --address', integerFlag(0, 2 ** 31 - 1), 0)
     .option('--nats <url>', 'draw from the bus (relays on this NATS server) instead of the exchange; --rest-url then only serves REST calls')
-    .option('--events-per-second <n>', 'order-flow events per second of the simulator', nonNegativeFlag)
     .addHelpText('after', EXAMPLES)
     .action(async (flags: ViewFlags) => {
       try {
         if (flags.nats !== undefined && flags.eventsPerSecond !== undefined) throw new CliUsageError('--events-per-second drives the embedded simulator; --nats draws from the bus');
-        if (flags.wsUrl !== undefined && flags.restUrl === undefined) throw new CliUsageError('--ws-url needs --rest-url (the feed of which exchange?)');
+        checkViewTargetFlags(flags);
         const options: ViewOptions = {
           seed: flags.seed,
           durationMs: flags.durationMs,
