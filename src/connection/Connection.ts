@@ -15,6 +15,7 @@ import { ClientClosedError, ConnectionFailedError, FrameTooLargeError, type Exch
 import { messageOf } from '../errors/messageOf';
 import { writeClientFrame, type ClientFrame } from '../protocol';
 import { resolveConnectionOptions, SOCKET_OPEN, type ConnectionOptions, type RawSocketData, type ResolvedConnectionOptions, type WebSocketLike } from './connectionOptions';
+import { socketDataText } from './socketDataText';
 import { ConnectionState, type ConnectionStateName, type StateChange } from './ConnectionState';
 import { KeepAlive } from './KeepAlive';
 import { reconnectLoop } from './reconnectPolicy';
@@ -272,7 +273,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
       });
       ws.on('close', (code, reason) => {
         if (!settled) failAttempt(new Error(`socket closed before opening (code ${code})`));
-        else if (ws === this.socket) this.onSocketClosed(code, new TextDecoder().decode(reason));
+        else if (ws === this.socket) this.onSocketClosed(code, socketDataText(reason));
       });
     });
   }
@@ -294,8 +295,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
 
   /** Hot path: one conversion to string, one liveness mark; the content is the router's. */
   private onMessage(data: RawSocketData): void {
-    // The protocol uses text frames only; a binary one is decoded as UTF-8 all the same (the router reports it if it does not parse).
-    const text = typeof data === 'string' ? data : Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : new TextDecoder().decode(data);
+    const text = socketDataText(data);
     // `ws` enforces the limit before buffering; this catches a socket class that ignored it
     // (a string's length in UTF-16 units never exceeds its size in UTF-8 bytes).
     if (text.length > this.options.maxFrameBytes) return this.dropOversizedFrame(`received a frame of ${text.length} characters`);

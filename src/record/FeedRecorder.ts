@@ -19,6 +19,7 @@
 import WebSocket from 'ws';
 import { InvalidParameterError } from '../errors';
 import type { Clock, Timer, TimerOptions } from '../clock';
+import { socketDataText } from '../connection/socketDataText';
 import type { RawSocketData, WebSocketClientOptions, WebSocketConstructor, WebSocketLike } from '../connection/connectionOptions';
 import type { FetchLike } from '../rest';
 import type { ClientIoInterceptor, ClientIoSession } from '../client/ClientIo';
@@ -227,10 +228,10 @@ export class FeedRecorder implements ClientIoInterceptor {
         this.real = real;
         real.on('open', () => rec.enqueue(['o', rec.at(), id], () => this.deliver('open'), always));
         real.on('message', (data: RawSocketData, isBinary: boolean) => {
-          const text = toText(data);
+          const text = socketDataText(data);
           rec.enqueue(isBinary ? ['m', rec.at(), id, text, 1] : ['m', rec.at(), id, text], () => this.deliver('message', data, isBinary), always);
         });
-        real.on('close', (code: number, reason: Uint8Array) => rec.enqueue(['c', rec.at(), id, code, toText(reason)], () => this.deliver('close', code, reason), always));
+        real.on('close', (code: number, reason: Uint8Array) => rec.enqueue(['c', rec.at(), id, code, socketDataText(reason)], () => this.deliver('close', code, reason), always));
         real.on('error', (error: Error) => {
           const code = (error as { code?: unknown }).code;
           rec.enqueue(['e', rec.at(), id, error.message, typeof code === 'string' ? code : null], () => this.deliver('error', error), always);
@@ -392,13 +393,6 @@ export class FeedRecorder implements ClientIoInterceptor {
       return;
     }
   };
-}
-
-function toText(data: RawSocketData): string {
-  if (typeof data === 'string') return data;
-  if (Buffer.isBuffer(data)) return data.toString('utf8');
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return new TextDecoder().decode(data);
 }
 
 function round3(ms: number): number {
