@@ -4,7 +4,8 @@
  *   npx tsx benchmarks/run.ts [--quick] [--only book|socket|resync|fanout|simulator] [--out DIR]
  *
  * 1. Book reducer: our OrderBook vs ccxt pro's OrderBook vs `orderbooks`, ns per frame net of
- *    a no-op loop, on a top-heavy stream, a whole-book stream and an exact (> 2^53) stream;
+ *    a no-op loop, on a top-heavy stream, a whole-book stream, the top-heavy one pre-parsed
+ *    (numbers) and an exact (> 2^53) stream;
  *    bytes per level at 10,000 levels a side.
  * 2. Socket path: client CPU per frame at fixed rates (sender in another process), from
  *    bare receive to our fast validating decoder and the library's whole client path
@@ -22,7 +23,7 @@
  * checks failed (speed targets missed are reported, not fatal). `--quick` runs tiny sizes.
  */
 import { fileURLToPath } from 'node:url';
-import { ccxtAdapter, loadCcxtOrderBook, noopAdapter, orderbooksAdapter, oursAdapter, oursExactAdapter } from './book/adapters';
+import { ccxtAdapter, ccxtNumbersAdapter, loadCcxtOrderBook, noopAdapter, orderbooksAdapter, oursAdapter, oursExactAdapter, oursNumbersAdapter } from './book/adapters';
 import { runBookBench, type BookBenchResult } from './book/bookBench';
 import { FULL, QUICK, type RunSizes } from './config';
 import { evaluateChecks, evaluateTargets } from './lib/evaluate';
@@ -76,15 +77,17 @@ export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
   let simulator: SimulatorThroughputResult | undefined;
   if (runs('book')) {
     opts.log('book reducer benchmark...');
-    const ccxt = ccxtAdapter(await loadCcxtOrderBook());
+    const CcxtBook = await loadCcxtOrderBook();
+    const ccxt = ccxtAdapter(CcxtBook);
     book = await runBookBench({
       ...sizes.book,
       noop: noopAdapter,
       log: opts.log,
       streams: [
-        { id: 'top', label: '80% of changes within the best 20 levels', focus: 'top', base: 0n, books: [oursAdapter, ccxt, orderbooksAdapter] },
-        { id: 'whole', label: 'changes spread over the whole book', focus: 'whole', base: 0n, books: [oursAdapter, ccxt, orderbooksAdapter] },
-        { id: 'exact', label: 'prices beyond 2^53 (exact path)', focus: 'top', base: 2n ** 53n, books: [oursExactAdapter, ccxt] },
+        { id: 'top', label: '80% of changes within the best 20 levels', focus: 'top', base: 0n, input: 'wire', books: [oursAdapter, ccxt, orderbooksAdapter] },
+        { id: 'whole', label: 'changes spread over the whole book', focus: 'whole', base: 0n, input: 'wire', books: [oursAdapter, ccxt, orderbooksAdapter] },
+        { id: 'numbers', label: 'the top stream pre-parsed: every book handed the same numbers', focus: 'top', base: 0n, input: 'numbers', books: [oursNumbersAdapter, ccxtNumbersAdapter(CcxtBook)] },
+        { id: 'exact', label: 'prices beyond 2^53 (exact path)', focus: 'top', base: 2n ** 53n, input: 'wire', books: [oursExactAdapter, ccxt] },
       ],
       memoryBooks: ['ours', 'ccxt', 'orderbooks'],
     });

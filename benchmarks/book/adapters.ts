@@ -1,7 +1,9 @@
 /**
  * The books under test, behind the adapter interface of `benchmarks/bookMicro.ts`, each
- * fed the wire form of every frame (decimal strings: what arrives from the feed) and each
- * able to list its best levels exactly, for the correctness check.
+ * fed the wire form of every frame (decimal strings: what arrives from the feed) or, on the
+ * `numbers` stream, the same changes pre-parsed (`BenchFrame.flat`, for ours and ccxt), and
+ * each able to list its best levels exactly, for the correctness check. A book keeps its
+ * name on both inputs (the stream tells them apart).
  *
  * - ours: `OrderBook` of src/replicas/book (`applyLevels`, number reads through the reused
  *   `topView`; or bigint reads on the exact path).
@@ -43,16 +45,18 @@ export const oursAdapter: CheckedFactory = () => {
     load: (s) => (book = OrderBook.fromSnapshot(s)),
     apply: (f) => void book.applyLevels(f.bids, f.asks),
     best: () => book.bestBid()! + book.bestAsk()!,
-    // The fastest non-allocating read: the reused view, every level handed to `cb` as ccxt's adapter does.
-    top10: (cb) => {
-      const bids = book.topView('bid', 10);
-      for (let i = 0; i < bids.length; i++) cb(bids.prices[i]!, bids.sizes[i]!);
-      const asks = book.topView('ask', 10);
-      for (let i = 0; i < asks.length; i++) cb(asks.prices[i]!, asks.sizes[i]!);
-    },
+    top10: (cb) => readTop10(book, cb),
     exactTop: (n) => oursTop(book, n),
   };
 };
+
+/** The fastest non-allocating read: the reused view, every level handed to `cb` as ccxt's adapter does. */
+function readTop10(book: OrderBook, cb: (price: number, size: number) => void): void {
+  const bids = book.topView('bid', 10);
+  for (let i = 0; i < bids.length; i++) cb(bids.prices[i]!, bids.sizes[i]!);
+  const asks = book.topView('ask', 10);
+  for (let i = 0; i < asks.length; i++) cb(asks.prices[i]!, asks.sizes[i]!);
+}
 
 /** Our book read through its exact (bigint) accessors: prices beyond 2^53. */
 export const oursExactAdapter: CheckedFactory = () => {
@@ -73,6 +77,26 @@ export const oursExactAdapter: CheckedFactory = () => {
       book.forEachLevelBig('ask', 10, keep);
       cb(lastPrice === lastSize ? 1 : 0, 0);
     },
+    exactTop: (n) => oursTop(book, n),
+  };
+};
+
+/**
+ * Our book fed pre-parsed numbers (the `numbers` stream): `applyLevel` per change, then the
+ * check of the frame (`assertConsistent`), as `applyLevels` does after a wire frame.
+ */
+export const oursNumbersAdapter: CheckedFactory = () => {
+  let book = new OrderBook();
+  return {
+    name: 'ours (OrderBook)',
+    load: (s) => (book = OrderBook.fromSnapshot(s)),
+    apply: (f) => {
+      const t = f.flat;
+      for (let i = 0; i < t.length; i += 3) book.applyLevel(t[i] === 0 ? 'bid' : 'ask', t[i + 1]!, t[i + 2]!);
+      book.assertConsistent();
+    },
+    best: () => book.bestBid()! + book.bestAsk()!,
+    top10: (cb) => readTop10(book, cb),
     exactTop: (n) => oursTop(book, n),
   };
 };
@@ -98,21 +122,14 @@ export async function loadCcxtOrderBook(): Promise<CcxtBookClass> {
   return mod.OrderBook;
 }
 
-const toPairs = (ls: BenchSnapshot['bids']) => ls.map((l): [number, number] => [Number(l.price_ticks), Number(l.size_base_lots)]);
-const sideTop = (side: readonly [number, number][], n: number) => side.slice(0, n).map(([p, s]): [string, string] => [String(p), String(s)]);
-
-export function ccxtAdapter(Book: CcxtBookClass): CheckedFactory {
+/** The ccxt book and its reads, its frames applied by `apply`. */
+function ccxtWith(Book: CcxtBookClass, apply: (book: CcxtBook, f: BenchFrame) => void): CheckedFactory {
   return () => {
     let book = new Book();
     return {
       name: 'ccxt pro OrderBook',
       load: (s) => (book = new Book({ bids: toPairs(s.bids), asks: toPairs(s.asks) })),
-      apply: (f: BenchFrame) => {
-        const bids = book.bids;
-        const asks = book.asks;
-        for (let i = 0; i < f.bids.length; i++) bids.store(Number(f.bids[i]!.price_ticks), Number(f.bids[i]!.size_base_lots));
-        for (let i = 0; i < f.asks.length; i++) asks.store(Number(f.asks[i]!.price_ticks), Number(f.asks[i]!.size_base_lots));
-      },
+      apply: (f: BenchFrame) => apply(book, f),
       best: () => book.bids[0]![0] + book.asks[0]![0],
       top10: (cb) => {
         const bids = book.bids;
@@ -123,6 +140,27 @@ export function ccxtAdapter(Book: CcxtBookClass): CheckedFactory {
       exactTop: (n) => ({ bids: sideTop(book.bids, n), asks: sideTop(book.asks, n) }),
     };
   };
+}
+
+const toPairs = (ls: BenchSnapshot['bids']) => ls.map((l): [number, number] => [Number(l.price_ticks), Number(l.size_base_lots)]);
+const sideTop = (side: readonly [number, number][], n: number) => side.slice(0, n).map(([p, s]): [string, string] => [String(p), String(s)]);
+
+/** ccxt fed the wire form: each value through `Number`, then `store`. */
+export function ccxtAdapter(Book: CcxtBookClass): CheckedFactory {
+  return ccxtWith(Book, (book, f) => {
+    const bids = book.bids;
+    const asks = book.asks;
+    for (let i = 0; i < f.bids.length; i++) bids.store(Number(f.bids[i]!.price_ticks), Number(f.bids[i]!.size_base_lots));
+    for (let i = 0; i < f.asks.length; i++) asks.store(Number(f.asks[i]!.price_ticks), Number(f.asks[i]!.size_base_lots));
+  });
+}
+
+/** ccxt fed pre-parsed numbers (the `numbers` stream): `store` per change. */
+export function ccxtNumbersAdapter(Book: CcxtBookClass): CheckedFactory {
+  return ccxtWith(Book, (book, f) => {
+    const t = f.flat;
+    for (let i = 0; i < t.length; i += 3) (t[i] === 0 ? book.bids : book.asks).store(t[i + 1]!, t[i + 2]!);
+  });
 }
 
 // ---- orderbooks ---------------------------------------------------------------------

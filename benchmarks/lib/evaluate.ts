@@ -59,7 +59,7 @@ export function evaluateTargets(parts: PartResults): TargetOutcome[] {
     out.push({ target: `resync client work < ${RESYNC_CLIENT_MS_TARGET} ms (median), ${resync.levels.bids}/${resync.levels.asks}-level book`, measured: `${fmt(m.p50, 3)} ms (p99 ${fmt(m.p99, 3)})`, met: m.p50 < RESYNC_CLIENT_MS_TARGET });
   }
   if (!book) return out;
-  for (const stream of ['top', 'whole']) {
+  for (const stream of ['top', 'whole', 'numbers']) {
     for (const op of ['best', 'top10'] as const) {
       const r = bookRatio(book, stream, op, OURS, CCXT);
       if (r === undefined && !book.rows.some((x) => x.stream === stream)) continue;

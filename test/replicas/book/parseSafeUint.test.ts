@@ -55,7 +55,7 @@ describe('parseSafeUint', () => {
     expect(parseSafeUint(null as unknown as string)).toBe(PARSE_INVALID);
   });
 
-  it('takes multiples of 100 and every length through the strict parser, exactly', () => {
+  it('parses multiples of 100 and every length exactly', () => {
     expect(parseSafeUint('100')).toBe(100);
     expect(parseSafeUint('1000000')).toBe(1_000_000);
     expect(parseSafeUint('900719925474000')).toBe(900719925474000);
@@ -82,6 +82,30 @@ describe('parseSafeUint', () => {
         } else expect(v === PARSE_NOT_SAFE).toBe(/^[0-9]+$/.test(s));
       }),
       { seed: 6, numRuns: 20_000 },
+    );
+  });
+});
+
+describe('parseSafeUint on values sliced out of a text (what the feed decoder hands the book)', () => {
+  it('agrees with a BigInt model: values, leading zeros, beyond 2^53 up to 2^64 - 1', () => {
+    const valueArb = fc.oneof(
+      fc.bigInt(0n, 2_000_000n),
+      fc.bigInt(BigInt(Number.MAX_SAFE_INTEGER) - 5n, BigInt(Number.MAX_SAFE_INTEGER) + 5n),
+      fc.bigInt(0n, 2n ** 64n - 1n),
+    );
+    const textArb = fc.array(fc.record({ v: valueArb, zeros: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 20 });
+    fc.assert(
+      fc.property(textArb, (vals) => {
+        const text = vals.map(({ v, zeros }) => '0'.repeat(zeros) + v.toString()).join(',');
+        let pos = 0;
+        for (const { v } of vals) {
+          const end = text.indexOf(',', pos);
+          const s = text.slice(pos, end < 0 ? text.length : end);
+          pos = (end < 0 ? text.length : end) + 1;
+          expect(parseSafeUint(s)).toBe(v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : PARSE_NOT_SAFE);
+        }
+      }),
+      { seed: 7, numRuns: 500 },
     );
   });
 });
