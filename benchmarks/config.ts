@@ -6,7 +6,7 @@ import type { SimulatorThroughputConfig } from './simulatorThroughput';
 import type { SocketBenchConfig } from './socket/socketBench';
 
 export type BookSizes = Pick<BookBenchConfig, 'levels' | 'frames' | 'reps' | 'warmups' | 'seed' | 'memory'>;
-export type SocketSizes = Pick<SocketBenchConfig, 'rates' | 'warmupMs' | 'windowMs' | 'latencyWindowMs' | 'reps' | 'levels' | 'seed'>;
+export type SocketSizes = Pick<SocketBenchConfig, 'rates' | 'styles' | 'warmupMs' | 'windowMs' | 'latencyWindowMs' | 'reps' | 'levels' | 'seed'>;
 export type ResyncSizes = Omit<ResyncBenchConfig, 'log'>;
 export type FanoutSizes = Omit<FanoutBenchConfig, 'log'>;
 
@@ -20,7 +20,7 @@ export interface RunSizes {
 
 export const FULL: RunSizes = {
   book: { levels: 500, frames: 20_000, reps: 7, warmups: 2, seed: 0x5eed, memory: { levelsPerSide: 10_000, books: 8, seed: 0x3e3 } },
-  socket: { rates: [10_000, 50_000, 100_000], warmupMs: 400, windowMs: 1000, latencyWindowMs: 1000, reps: 3, levels: 500, seed: 0xfeed },
+  socket: { rates: [10_000, 50_000, 100_000], styles: ['batched', 'perFrame'], warmupMs: 400, windowMs: 1000, latencyWindowMs: 1000, reps: 3, levels: 500, seed: 0xfeed },
   resync: { repetitions: 300, warmups: 30, eventsPerSecond: 1000, seed: 1, breakdownReps: 200, breakdownIdleMs: 10 },
   fanout: { subscriptions: 200, eventsPerSecond: 2000, warmupMs: 1000, windowMs: 2000, reps: 5, seed: 1 },
   simulator: { levels: [1, 10], durationMs: 3000 },
@@ -29,7 +29,7 @@ export const FULL: RunSizes = {
 /** Tiny sizes for the smoke test (the fan-out keeps one subscription of each kind, see fanoutPlan.ts). */
 export const QUICK: RunSizes = {
   book: { levels: 100, frames: 1000, reps: 2, warmups: 1, seed: 0x5eed, memory: { levelsPerSide: 1000, books: 2, seed: 0x3e3 } },
-  socket: { rates: [2000], warmupMs: 100, windowMs: 200, latencyWindowMs: 200, reps: 1, levels: 100, seed: 0xfeed },
+  socket: { rates: [2000], styles: ['batched', 'perFrame'], warmupMs: 100, windowMs: 200, latencyWindowMs: 200, reps: 1, levels: 100, seed: 0xfeed },
   resync: { repetitions: 5, warmups: 2, eventsPerSecond: 1000, seed: 1, breakdownReps: 10, breakdownIdleMs: 2 },
   fanout: { subscriptions: 40, eventsPerSecond: 1000, warmupMs: 200, windowMs: 300, reps: 2, seed: 1 },
   simulator: { levels: [1], durationMs: 200 },

@@ -73,24 +73,24 @@ export function renderMarkdown(r: BenchReport): string {
   }
   if (r.socket) {
     const s = r.socket;
-    out.push('', `## Socket path: client CPU per frame at fixed rates (sender in another process; median of ${s.config.reps} interleaved runs, ${s.config.windowMs} ms windows)`, '');
+    out.push('', `## Socket path: client CPU per frame at fixed rates (sender in another process, batched = one write per 1 ms tick, perFrame = one write per frame; median of ${s.config.reps} interleaved runs, ${s.config.windowMs} ms windows)`, '');
     const floor = s.cpu[0]?.scenario;
     out.push(
       table(
-        ['rate/s', 'scenario', 'CPU µs/frame', 'vs floor', 'core share', 'handled/s', 'correct'],
+        ['rate/s', 'sender', 'scenario', 'CPU µs/frame', 'vs floor', 'core share', 'handled/s', 'correct'],
         s.cpu.map((c) => {
-          const f = s.cpu.find((x) => x.rate === c.rate && x.scenario === floor);
-          return [String(c.rate), c.label, fmt(c.cpuUsPerFrame, 2), fmtRatio(f ? c.cpuUsPerFrame / f.cpuUsPerFrame : undefined), `${fmt(c.coreShare * 100, 0)}%`, fmt(c.handledPerSec, 0), c.correct ? 'yes' : `NO: ${c.errors[0]}`];
+          const f = s.cpu.find((x) => x.rate === c.rate && x.style === c.style && x.scenario === floor);
+          return [String(c.rate), c.style, c.label, fmt(c.cpuUsPerFrame, 2), fmtRatio(f ? c.cpuUsPerFrame / f.cpuUsPerFrame : undefined), `${fmt(c.coreShare * 100, 0)}%`, fmt(c.handledPerSec, 0), c.correct ? 'yes' : `NO: ${c.errors[0]}`];
         }),
       ),
     );
     out.push('', `## Latency, send to state seen (µs; median over ${s.config.reps} interleaved runs of ${s.config.latencyWindowMs} ms windows; max = largest seen)`, '');
     out.push(
       table(
-        ['rate/s', 'scenario', 'frames', 'p50', 'p99', 'p99.9', 'max', 'p99 vs floor', 'correct'],
+        ['rate/s', 'sender', 'scenario', 'frames', 'p50', 'p99', 'p99.9', 'max', 'p50 vs floor', 'p99 vs floor', 'correct'],
         s.latency.map((l) => {
-          const f = s.latency.find((x) => x.rate === l.rate && x.scenario === floor);
-          return [String(l.rate), l.label, String(l.count), fmt(l.p50Us), fmt(l.p99Us), fmt(l.p999Us), fmt(l.maxUs, 0), fmtRatio(f ? l.p99Us / f.p99Us : undefined), l.correct ? 'yes' : `NO: ${l.errors[0]}`];
+          const f = s.latency.find((x) => x.rate === l.rate && x.style === l.style && x.scenario === floor);
+          return [String(l.rate), l.style, l.label, String(l.count), fmt(l.p50Us), fmt(l.p99Us), fmt(l.p999Us), fmt(l.maxUs, 0), fmtRatio(f ? l.p50Us / f.p50Us : undefined), fmtRatio(f ? l.p99Us / f.p99Us : undefined), l.correct ? 'yes' : `NO: ${l.errors[0]}`];
         }),
       ),
     );

@@ -4,8 +4,9 @@
  * `subscribe` with `subscribed` and `ping` with `pong` at `/ws`, serves the stream's
  * snapshot at `/v1/orderBook` (sequence 0), and on command sends the pre-encoded `book`
  * updates of a seeded delta stream at a fixed rate: every 1 ms tick it sends the frames due
- * by then, each stamped with its send time (shared wall clock, see wallClock.ts) and
- * written in the simulator's own frame format.
+ * by then (in one corked write, or each on its own: `SenderStyle`), each stamped with its
+ * send time (shared wall clock, see wallClock.ts) and written in the simulator's own frame
+ * format.
  *
  * IPC protocol: see `SenderCommand` and `SenderReply`.
  */
@@ -14,7 +15,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { FEED_PATH, updateFramePrefix, writeServerFrame, writeUpdateData, writeUpdateFrame } from '../../src/protocol';
 import { makeDeltaStream } from '../book/deltaStream';
-import type { SenderCommand, SenderReply } from './senderProtocol';
+import type { SenderCommand, SenderReply, SenderStyle } from './senderProtocol';
 
 const SUBSCRIPTION_ID = '1';
 const TICK_MS = 1;
@@ -55,7 +56,7 @@ function onClientFrame(ws: WebSocket, text: string): void {
   } else if (frame.type === 'ping') ws.send(writeServerFrame({ type: 'pong', request_id: requestId, timestamp_ns: String(nowNs()) }));
 }
 
-function start(rate: number, maxFrames: number): void {
+function start(rate: number, maxFrames: number, style: SenderStyle): void {
   const ws = client;
   if (!ws) {
     reply({ type: 'error', message: 'start: no subscribed client' });
@@ -70,13 +71,14 @@ function start(rate: number, maxFrames: number): void {
   ticker = setInterval(() => {
     const due = Math.min(limit, Math.floor((Number(process.hrtime.bigint() - t0) * rate) / 1e9));
     if (due <= sent) return;
-    // One write for the whole batch: the frames due this tick leave together.
-    socket.cork();
+    // batched: one write for the whole batch, the frames due this tick leave together.
+    // perFrame: each frame its own write (and segment), stamped just before it leaves.
+    if (style === 'batched') socket.cork();
     while (sent < due) {
       ws.send(writeUpdateFrame(prefix, BigInt(sent + 1), nowNs(), dataJson[sent]!));
       sent++;
     }
-    socket.uncork();
+    if (style === 'batched') socket.uncork();
     if (ws.bufferedAmount > maxBuffered) maxBuffered = ws.bufferedAmount;
   }, TICK_MS);
 }
@@ -109,7 +111,7 @@ function main(): void {
         break;
       }
       case 'start':
-        start(cmd.rate, cmd.maxFrames);
+        start(cmd.rate, cmd.maxFrames, cmd.style);
         reply({ type: 'started' });
         break;
       case 'stop':

@@ -19,9 +19,12 @@ import type { Scenario, ScenarioRun } from './scenarios';
 import { SenderProcess } from './SenderProcess';
 import { StreamReplay } from './StreamReplay';
 import { latencyClock, makeAnchorNs } from './wallClock';
+import type { SenderStyle } from './senderProtocol';
 
 export interface SocketBenchConfig {
   readonly rates: readonly number[];
+  /** How the sender writes (see `SenderStyle`); every cell is measured with each. */
+  readonly styles: readonly SenderStyle[];
   readonly warmupMs: number;
   readonly windowMs: number;
   readonly latencyWindowMs: number;
@@ -35,6 +38,7 @@ export interface SocketBenchConfig {
 
 export interface CpuRow {
   readonly rate: number;
+  readonly style: SenderStyle;
   readonly scenario: string;
   readonly label: string;
   /** Median client CPU µs per frame over the repetitions. */
@@ -53,6 +57,7 @@ export interface CpuRow {
 /** Percentiles are medians over the repetitions; `count` the fewest frames timed in one run. */
 export interface LatencyRow {
   readonly rate: number;
+  readonly style: SenderStyle;
   readonly scenario: string;
   readonly label: string;
   readonly count: number;
@@ -65,7 +70,7 @@ export interface LatencyRow {
 }
 
 export interface SocketBenchResult {
-  readonly config: { rates: readonly number[]; warmupMs: number; windowMs: number; latencyWindowMs: number; reps: number; levels: number; seed: number };
+  readonly config: { rates: readonly number[]; styles: readonly SenderStyle[]; warmupMs: number; windowMs: number; latencyWindowMs: number; reps: number; levels: number; seed: number };
   readonly cpu: CpuRow[];
   readonly latency: LatencyRow[];
 }
@@ -94,12 +99,12 @@ export async function runSocketBench(cfg: SocketBenchConfig): Promise<SocketBenc
   const ctxBase = { url: `ws://127.0.0.1:${port}/ws`, restUrl: `http://127.0.0.1:${port}`, latencyOf: latencyClock(anchorNs) };
   const expectTop = (n: number): TopLevels => replay.topAfter(n, CHECK_DEPTH);
 
-  const once = async (scenario: Scenario, rate: number, windowMs: number, record?: (ns: number) => void, onWindowStart?: () => void): Promise<RunOutcome> => {
+  const once = async (scenario: Scenario, rate: number, style: SenderStyle, windowMs: number, record?: (ns: number) => void, onWindowStart?: () => void): Promise<RunOutcome> => {
     // Every run starts from a collected heap, so no run pays for garbage of the one before.
     getGc()();
     const run: ScenarioRun = await scenario.start({ ...ctxBase, ...(record ? { record } : {}) });
     try {
-      const started = await sender.request({ cmd: 'start', rate, maxFrames: frames });
+      const started = await sender.request({ cmd: 'start', rate, maxFrames: frames, style });
       if (started.type !== 'started') throw new Error(`sender: ${JSON.stringify(started)}`);
       await delay(cfg.warmupMs);
       onWindowStart?.();
@@ -123,35 +128,38 @@ export async function runSocketBench(cfg: SocketBenchConfig): Promise<SocketBenc
 
   try {
     const shuffle = seededRandom(cfg.seed ^ 0x51ed);
-    /** Runs `fn` for every (rate, scenario) once per repetition, scenarios shuffled; collects per cell. */
-    const interleaved = async <T>(pass: string, scenarios: readonly Scenario[], fn: (s: Scenario, rate: number) => Promise<T>) => {
+    /** Runs `fn` for every (rate, style, scenario) once per repetition, scenarios shuffled; collects per cell. */
+    const interleaved = async <T>(pass: string, scenarios: readonly Scenario[], fn: (s: Scenario, rate: number, style: SenderStyle) => Promise<T>) => {
       const cells = new Map<string, T[]>();
       for (let rep = 0; rep < cfg.reps; rep++) {
         for (const rate of cfg.rates) {
-          const order = [...scenarios];
-          for (let i = order.length - 1; i > 0; i--) {
-            const j = Math.floor(shuffle() * (i + 1));
-            [order[i], order[j]] = [order[j]!, order[i]!];
-          }
-          for (const s of order) {
-            const k = `${rate}/${s.id}`;
-            cells.set(k, [...(cells.get(k) ?? []), await fn(s, rate)]);
+          for (const style of cfg.styles) {
+            const order = [...scenarios];
+            for (let i = order.length - 1; i > 0; i--) {
+              const j = Math.floor(shuffle() * (i + 1));
+              [order[i], order[j]] = [order[j]!, order[i]!];
+            }
+            for (const s of order) {
+              const k = `${rate}/${style}/${s.id}`;
+              cells.set(k, [...(cells.get(k) ?? []), await fn(s, rate, style)]);
+            }
           }
           log(`  socket ${pass}: repetition ${rep + 1}/${cfg.reps}, ${rate} frames/s done`);
         }
       }
-      return (rate: number, s: Scenario) => cells.get(`${rate}/${s.id}`) ?? [];
+      return (rate: number, style: SenderStyle, s: Scenario) => cells.get(`${rate}/${style}/${s.id}`) ?? [];
     };
 
-    const cpuRuns = await interleaved('cpu', cfg.scenarios, (s, rate) => once(s, rate, cfg.windowMs));
+    const cpuRuns = await interleaved('cpu', cfg.scenarios, (s, rate, style) => once(s, rate, style, cfg.windowMs));
     const cpu: CpuRow[] = [];
     for (const rate of cfg.rates) {
-      for (const s of cfg.scenarios) {
-        const outs = cpuRuns(rate, s);
+      for (const style of cfg.styles) for (const s of cfg.scenarios) {
+        const outs = cpuRuns(rate, style, s);
         const perFrame = outs.map((o) => o.cpuUs / Math.max(1, o.handled));
         const errors = outs.flatMap((o) => (o.error ? [o.error] : []));
         cpu.push({
           rate,
+          style,
           scenario: s.id,
           label: s.label,
           cpuUsPerFrame: median(perFrame),
@@ -166,10 +174,10 @@ export async function runSocketBench(cfg: SocketBenchConfig): Promise<SocketBenc
     }
 
     const timed = cfg.scenarios.filter((x) => x.timesLatency);
-    const latencyRuns = await interleaved('latency', timed, async (s, rate) => {
+    const latencyRuns = await interleaved('latency', timed, async (s, rate, style) => {
       const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000_000, numberOfSignificantValueDigits: 3, useWebAssembly: false });
       try {
-        const out = await once(s, rate, cfg.latencyWindowMs, (ns) => h.recordValue(ns), () => h.reset());
+        const out = await once(s, rate, style, cfg.latencyWindowMs, (ns) => h.recordValue(ns), () => h.reset());
         const us = (p: number) => h.getValueAtPercentile(p) / 1000;
         return { count: h.totalCount, p50: us(50), p99: us(99), p999: us(99.9), max: h.maxValue / 1000, error: out.error };
       } finally {
@@ -178,11 +186,12 @@ export async function runSocketBench(cfg: SocketBenchConfig): Promise<SocketBenc
     });
     const latency: LatencyRow[] = [];
     for (const rate of cfg.rates) {
-      for (const s of timed) {
-        const outs = latencyRuns(rate, s);
+      for (const style of cfg.styles) for (const s of timed) {
+        const outs = latencyRuns(rate, style, s);
         const errors = outs.flatMap((o) => (o.error ? [o.error] : []));
         latency.push({
           rate,
+          style,
           scenario: s.id,
           label: s.label,
           count: Math.min(...outs.map((o) => o.count)),
@@ -195,7 +204,7 @@ export async function runSocketBench(cfg: SocketBenchConfig): Promise<SocketBenc
         });
       }
     }
-    return { config: { rates: cfg.rates, warmupMs: cfg.warmupMs, windowMs: cfg.windowMs, latencyWindowMs: cfg.latencyWindowMs, reps: cfg.reps, levels: cfg.levels, seed: cfg.seed }, cpu, latency };
+    return { config: { rates: cfg.rates, styles: cfg.styles, warmupMs: cfg.warmupMs, windowMs: cfg.windowMs, latencyWindowMs: cfg.latencyWindowMs, reps: cfg.reps, levels: cfg.levels, seed: cfg.seed }, cpu, latency };
   } finally {
     await sender.close();
   }

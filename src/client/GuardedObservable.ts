@@ -58,8 +58,18 @@ export class GuardedObservable<T> extends Observable<T> {
         sink(e, what);
       }
     };
+    const next = observer.next;
     return {
-      next: (value) => call('next', observer.next, value),
+      // `next` is the hot one: its own closure, no generic dispatch.
+      next: next
+        ? (value) => {
+            try {
+              next.call(observer, value);
+            } catch (e) {
+              sink(e, 'next');
+            }
+          }
+        : () => undefined,
       error: (e: unknown) => (observer.error ? call('error', observer.error, e) : sink(e, 'unhandled')),
       complete: () => call('complete', observer.complete, undefined),
     };

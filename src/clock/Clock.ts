@@ -37,14 +37,20 @@ const RECHECK_MS = 1000;
 /** ... and only when they disagree by more than this (ns): NTP steps, a suspended machine. */
 const TOLERANCE_NS = 2_000_000n;
 
+/** Node's `process.hrtime.bigint` where there is one (looked up without naming Node's types). */
+const hrtimeBigint: (() => bigint) | undefined = (globalThis as { process?: { hrtime?: { bigint?: () => bigint } } }).process?.hrtime?.bigint;
+
 /**
- * The platform's clock: `performance.now()` (monotonic, sub-ms) anchored on `Date.now()` and
- * re-anchored when the wall clock moves; `setTimeout`.
- * Works in Node and in browsers (no `process`).
+ * The platform's clock: a monotonic source anchored on `Date.now()` and re-anchored when the
+ * wall clock moves; `setTimeout`. The monotonic source is `process.hrtime.bigint()` under
+ * Node (a stamp per frame is on the hot path: one bigint add, no float conversion) and
+ * `performance.now()` elsewhere. Works in Node and in browsers (no `process` needed).
  */
 export class SystemClock implements Clock {
   private anchorNs: bigint;
   private lastCheckMs: number;
+  /** hrtime path: the anchor is checked again once hrtime passes this. */
+  private nextCheckHrNs = 0n;
 
   constructor() {
     this.lastCheckMs = performance.now();
@@ -52,15 +58,28 @@ export class SystemClock implements Clock {
   }
 
   nowNs(): bigint {
+    if (hrtimeBigint !== undefined) return this.hrNowNs(hrtimeBigint());
     const ms = performance.now();
     if (ms - this.lastCheckMs >= RECHECK_MS) {
       this.lastCheckMs = ms;
-      const candidate = BigInt(Date.now()) * 1_000_000n - msToNs(ms);
-      const diff = candidate - this.anchorNs;
-      // The wall clock was corrected: follow it, so stamps stay comparable with the server's.
-      if (diff > TOLERANCE_NS || diff < -TOLERANCE_NS) this.anchorNs = candidate;
+      this.reanchor(BigInt(Date.now()) * 1_000_000n - msToNs(ms));
     }
     return this.anchorNs + msToNs(ms);
+  }
+
+  private hrNowNs(hr: bigint): bigint {
+    if (hr >= this.nextCheckHrNs) {
+      if (this.nextCheckHrNs === 0n) this.anchorNs = BigInt(Date.now()) * 1_000_000n - hr;
+      else this.reanchor(BigInt(Date.now()) * 1_000_000n - hr);
+      this.nextCheckHrNs = hr + BigInt(RECHECK_MS) * 1_000_000n;
+    }
+    return this.anchorNs + hr;
+  }
+
+  /** The wall clock was corrected: follow it, so stamps stay comparable with the server's. */
+  private reanchor(candidate: bigint): void {
+    const diff = candidate - this.anchorNs;
+    if (diff > TOLERANCE_NS || diff < -TOLERANCE_NS) this.anchorNs = candidate;
   }
 
   nowMs(): number {

@@ -23,7 +23,7 @@
  * resubscribe delay), the liveness window runs in `live`, and the snapshot request
  * (`SnapshotLoader`) in `syncing`/`resyncing`: `stopWork()` ends all of them.
  */
-import { ReplaySubject, type Observable, type Subscription } from 'rxjs';
+import { Observable, Subject, type Subscription } from 'rxjs';
 import { Backoff, type Clock, type Timer } from '../clock';
 import { AbortedError, RequestTimeoutError } from '../errors';
 import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
@@ -78,7 +78,7 @@ export class StreamSync<S> {
   private readonly aheadBackoff: Backoff;
 
   private readonly machine = new ReplicaStateMachine('idle');
-  private readonly subject = new ReplaySubject<ReplicaState<S>>(1);
+  private readonly subject = new Subject<ReplicaState<S>>();
   private readonly buffer: UpdateBuffer<SourceUpdate>;
   private readonly counts = emptyResyncCounts();
   private subscription?: Subscription;
@@ -127,7 +127,13 @@ export class StreamSync<S> {
         if (this.isLive()) this.startResync('liveness', `no update for ${idle} ms`);
       }),
     );
-    this.states$ = this.subject.asObservable();
+    // The latest emission first, then what follows (a ReplaySubject(1) without its buffer
+    // bookkeeping on every emission: the latest one is kept here anyway).
+    this.states$ = new Observable<ReplicaState<S>>((subscriber) => {
+      const latest = this.latestEmission;
+      if (latest !== undefined) subscriber.next(latest);
+      return this.subject.subscribe(subscriber);
+    });
     this.status$ = this.machine.changes$;
   }
 
@@ -169,7 +175,14 @@ export class StreamSync<S> {
 
   private subscribeStream(): void {
     this.subscription = this.events.subscribe({
-      next: (event) => this.guard(() => this.onEvent(event)),
+      // Inline rather than `guard`: no closure per event on the hot path.
+      next: (event) => {
+        try {
+          this.onEvent(event);
+        } catch (error) {
+          this.report(error);
+        }
+      },
       error: (error) => this.guard(() => this.onStreamError(error)),
       complete: () => this.guard(() => this.onComplete()),
     });
