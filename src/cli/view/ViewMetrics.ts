@@ -7,6 +7,7 @@
  */
 import { systemClock } from '../../clock';
 import { LatencyTracker, type LatencyPercentiles } from '../../metrics';
+import { LatencyBuckets } from './LatencyBuckets';
 
 /** Updates remembered between two draws; beyond it only the newest are measured (bounded memory). */
 const MAX_PENDING = 20_000;
@@ -42,6 +43,8 @@ export class ViewMetrics {
   readonly renderLatency = new LatencyTracker({ unit: 'us' });
   /** Server timestamp -> absorbed by the view model, in microseconds. */
   readonly modelLatency = new LatencyTracker({ unit: 'us' });
+  /** The same samples as `modelLatency`, bucketed (the web view's histogram). */
+  readonly modelHistogram = new LatencyBuckets();
   private pending = new BigInt64Array(1024);
   private pendingCount = 0;
   private readonly frames: RateMeter;
@@ -58,6 +61,7 @@ export class ViewMetrics {
   /** One replica update (its server `timestamp_ns`) absorbed now, waiting to be drawn. */
   noteUpdate(timestampNs: bigint, nowNs: bigint = systemClock.nowNs()): void {
     this.modelLatency.record(nowNs - timestampNs);
+    this.modelHistogram.record(Number(nowNs - timestampNs) / 1000);
     this.updates.add();
     if (this.pendingCount === this.pending.length) {
       if (this.pending.length >= MAX_PENDING) {

@@ -1,8 +1,9 @@
 /**
  * The live view: starts the embedded simulator (or connects to a real exchange), a client,
- * and draws several times a second in place (terminal) or prints one line a second (pipe),
- * until `q`, Ctrl-C, a signal or `durationMs`. Always restores the terminal and closes the
- * client and the simulator. @internal
+ * and draws several times a second in place (terminal), prints one line a second (pipe) or
+ * serves a web page pushed ten snapshots a second (`webPort`), until `q`, Ctrl-C, a signal
+ * or `durationMs`. Always restores the terminal and closes the web server, the client and
+ * the simulator. @internal
  */
 import { systemClock } from '../../clock';
 import { RunControl, type StopReason } from '../RunControl';
@@ -16,6 +17,11 @@ import { statusLine } from './statusLine';
 import { shortAddress } from './accountPanel';
 import { gatherFrame, ms } from './ViewFrame';
 import { ViewModel } from './ViewModel';
+import { WebViewServer } from '../web/WebViewServer';
+import { webSnapshot } from '../web/WebSnapshot';
+
+/** Snapshots pushed to the web page per second (each a whole view: the page keeps the newest). */
+export const WEB_SNAPSHOTS_PER_SECOND = 10;
 
 /** Options of {@link runView}. */
 export interface ViewOptions extends PickOptions {
@@ -33,6 +39,8 @@ export interface ViewOptions extends PickOptions {
   readonly drawsPerSecond?: number;
   /** Draw from the bus (NATS JetStream, fed by `relay`s) at this URL instead of the exchange. @default undefined */
   readonly natsUrl?: string;
+  /** Serve the view as a web page on 127.0.0.1 at this port (0: any free one) instead of drawing it on the terminal. @default undefined */
+  readonly webPort?: number;
 }
 
 /** Where the view draws (tests may pass their own). */
@@ -52,15 +60,23 @@ export interface ViewIo {
  */
 export async function runView(options: ViewOptions, io: ViewIo = {}): Promise<StopReason> {
   const terminal = io.terminal ?? new Terminal();
-  const interactive = terminal.interactive;
+  const web = options.webPort;
+  // The web view draws nothing on the terminal (it still reads keys there).
+  const interactive = web === undefined && terminal.interactive;
   const seed = options.seed ?? 1;
+  // Listen first: a port in use fails before any simulator or connection is started.
+  const server = web === undefined ? undefined : await WebViewServer.start(web).catch((e: unknown) => {
+    terminal.close();
+    throw e;
+  });
   const control = new RunControl(options.durationMs);
   terminal.onOutputClosed(() => control.stop('quit'));
   const startedMs = Date.now();
   const natsUrl = options.natsUrl;
   const open: ViewIo['open'] = io.open ?? (natsUrl !== undefined ? () => openBusView({ ...options, natsUrl }) : undefined);
-  const opened = await (open ? open() : openTarget({ restUrl: options.restUrl, wsUrl: options.wsUrl, simulator: options.restUrl === undefined, seed, eventsPerSecond: options.eventsPerSecond }).then((t) => ({ target: t, targets: undefined, ended: undefined }))).catch((e) => {
+  const opened = await (open ? open() : openTarget({ restUrl: options.restUrl, wsUrl: options.wsUrl, simulator: options.restUrl === undefined, seed, eventsPerSecond: options.eventsPerSecond }).then((t) => ({ target: t, targets: undefined, ended: undefined }))).catch(async (e: unknown) => {
     control.dispose();
+    await server?.close();
     terminal.close();
     throw e;
   });
@@ -80,7 +96,8 @@ export async function runView(options: ViewOptions, io: ViewIo = {}): Promise<St
       if (control.isStopped) return;
       try {
         const frame = gatherFrame(model, client, target.label, startedMs, picker !== undefined, lastFault);
-        if (interactive) terminal.draw(drawScreen(frame, terminal.columns, terminal.rows));
+        if (server) server.publish(webSnapshot(frame));
+        else if (interactive) terminal.draw(drawScreen(frame, terminal.columns, terminal.rows));
         else terminal.println(statusLine(frame));
         model.metrics.drawn(systemClock.nowNs());
       } catch (e) {
@@ -94,7 +111,8 @@ export async function runView(options: ViewOptions, io: ViewIo = {}): Promise<St
       terminal.onResize(draw);
     } else {
       const account = targets.account ? `; account ${shortAddress(targets.account.address)}/${targets.account.subaccount_id}` : '';
-      terminal.println(`view: ${target.label}; markets ${targets.markets.map((m) => m.symbol).join(', ')}${account}; one line a second`);
+      const shown = `${target.label}; markets ${targets.markets.map((m) => m.symbol).join(', ')}${account}`;
+      terminal.println(server ? `view: serving ${server.url} (${shown}); Ctrl-C stops` : `view: ${shown}; one line a second`);
     }
     if (terminal.readsKeys) {
       terminal.onKey((key) => {
@@ -102,11 +120,11 @@ export async function runView(options: ViewOptions, io: ViewIo = {}): Promise<St
         else if (key === 'ctrl-c') control.stop('signal');
         else if ((key === 'f' || key === 'F') && picker) {
           lastFault = picker.inject();
-          if (interactive) draw();
+          if (interactive || server) draw();
         }
       });
     }
-    timer = setInterval(draw, interactive ? Math.round(1000 / (options.drawsPerSecond ?? 5)) : 1000);
+    timer = setInterval(draw, server ? 1000 / WEB_SNAPSHOTS_PER_SECOND : interactive ? Math.round(1000 / (options.drawsPerSecond ?? 5)) : 1000);
     draw();
     opened.ended?.then(
       () => {
@@ -131,6 +149,8 @@ export async function runView(options: ViewOptions, io: ViewIo = {}): Promise<St
     terminal.restore();
     process.off('exit', restoreOnExit);
     control.dispose();
+    // The pages first: they show "view stopped" while the client closes.
+    await server?.close();
     await target.close();
     if (summary && !failure) terminal.println(summary);
     terminal.close();

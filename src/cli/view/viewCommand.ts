@@ -5,9 +5,12 @@
 import { Command } from 'commander';
 import { CliUsageError } from '../CliUsageError';
 import { reportCliError } from '../reportCliError';
-import { positiveMsFlag } from '../flagParsers';
+import { integerFlag, positiveMsFlag } from '../flagParsers';
 import { addViewTargetFlags, checkViewTargetFlags } from './viewTargetFlags';
 import { runView, type ViewOptions } from './runView';
+
+/** Port of `--web` when `--port` is not given. */
+export const DEFAULT_WEB_PORT = 8280;
 
 const EXAMPLES = `
 Examples:
@@ -17,6 +20,8 @@ Examples:
   exchange-replica view | head -5                    # not a terminal: one line a second
   exchange-replica view --rest-url https://api.example.com --address <base58> --subaccount-id 0
   exchange-replica view --nats nats://127.0.0.1:4222   # from the bus, beside: exchange-replica relay --rest-url URL --nats nats://127.0.0.1:4222
+  exchange-replica view --web                        # in a browser: open http://127.0.0.1:${DEFAULT_WEB_PORT}/
+  exchange-replica view --web --port 0               # on any free port (the URL is printed)
 
 On a terminal it redraws in place several times a second:
   - for one perp and one spot market: the top book levels as depth bars, spread and mid,
@@ -28,7 +33,12 @@ Keys: f injects a random fault into the simulator (watch a resync heal the book)
 Ctrl-C quits. With --rest-url the view shows a real exchange and f is disabled.
 When stdout is not a terminal it prints one line a second instead (key=value words); its
 latency is model_p50/model_p99, from the server's timestamp to the view model (a print a
-second would only measure its own cadence), and feed_p50/feed_p99, to the replica.`;
+second would only measure its own cadence), and feed_p50/feed_p99, to the replica.
+With --web it draws nothing on the terminal: it serves one page on 127.0.0.1 (port
+${DEFAULT_WEB_PORT}, or --port; 0 picks a free one), prints its URL on one line and pushes the
+view to it ten times a second: the depth chart of a book (pick the market on the page), its
+last trades, every replica's status and a latency histogram, updated in place. f and q
+still work from the terminal; Ctrl-C or SIGTERM stops the view and the server.`;
 
 /** The flags as commander hands them over, each already parsed by its flag parser. */
 interface ViewFlags {
@@ -42,6 +52,8 @@ interface ViewFlags {
   readonly subaccountId: number;
   readonly eventsPerSecond?: number;
   readonly nats?: string;
+  readonly web?: boolean;
+  readonly port?: number;
 }
 
 /** The `view` command (mounted by the main program). */
@@ -50,10 +62,13 @@ export function viewCommand(): Command {
   return addViewTargetFlags(command)
     .option('--duration-ms <ms>', 'exit by itself after this many milliseconds', positiveMsFlag)
     .option('--nats <url>', 'draw from the bus (relays on this NATS server) instead of the exchange; --rest-url then only serves REST calls')
+    .option('--web', 'serve the view as a web page on 127.0.0.1 instead of drawing it on the terminal')
+    .option('--port <n>', `port of --web (default ${DEFAULT_WEB_PORT}; 0: any free port)`, integerFlag(0, 65535))
     .addHelpText('after', EXAMPLES)
     .action(async (flags: ViewFlags) => {
       try {
         if (flags.nats !== undefined && flags.eventsPerSecond !== undefined) throw new CliUsageError('--events-per-second drives the embedded simulator; --nats draws from the bus');
+        if (flags.port !== undefined && flags.web !== true) throw new CliUsageError('--port is the port of --web: add --web');
         checkViewTargetFlags(flags);
         const options: ViewOptions = {
           seed: flags.seed,
@@ -66,6 +81,7 @@ export function viewCommand(): Command {
           subaccountId: flags.subaccountId,
           eventsPerSecond: flags.eventsPerSecond,
           natsUrl: flags.nats,
+          webPort: flags.web === true ? (flags.port ?? DEFAULT_WEB_PORT) : undefined,
         };
         await runView(options);
       } catch (e) {
