@@ -10,12 +10,33 @@ export type SocketSizes = Pick<SocketBenchConfig, 'rates' | 'styles' | 'warmupMs
 export type ResyncSizes = Omit<ResyncBenchConfig, 'log'>;
 export type FanoutSizes = Omit<FanoutBenchConfig, 'log'>;
 
+/** Sizes of the bus benchmark (bus/busBench.ts). */
+export interface BusSizes {
+  /** Rates (updates/s) of the latency pass: the direct client and one bus consumer side by side. */
+  readonly rates: readonly number[];
+  readonly reps: number;
+  /** Settling time after each rate change, ms. */
+  readonly warmupMs: number;
+  readonly windowMs: number;
+  /** Bus consumer processes of the fan-out pass, in increasing order (the last is checked exact). */
+  readonly consumers: readonly number[];
+  readonly fanoutRate: number;
+  readonly fanoutReps: number;
+  readonly fanoutWindowMs: number;
+  /** Levels a side of the stream's book. */
+  readonly levels: number;
+  readonly seed: number;
+  /** Levels a side compared with the truth at the end. */
+  readonly checkDepth: number;
+}
+
 export interface RunSizes {
   readonly book: BookSizes;
   readonly socket: SocketSizes;
   readonly resync: ResyncSizes;
   readonly fanout: FanoutSizes;
   readonly simulator: SimulatorThroughputConfig;
+  readonly bus: BusSizes;
 }
 
 export const FULL: RunSizes = {
@@ -24,6 +45,7 @@ export const FULL: RunSizes = {
   resync: { repetitions: 300, warmups: 30, eventsPerSecond: 1000, seed: 1, breakdownReps: 200, breakdownIdleMs: 10 },
   fanout: { subscriptions: 200, eventsPerSecond: 2000, warmupMs: 1000, windowMs: 2000, reps: 5, seed: 1 },
   simulator: { levels: [1, 10], durationMs: 3000 },
+  bus: { rates: [1000, 10_000], reps: 3, warmupMs: 1000, windowMs: 2000, consumers: [1, 4, 16], fanoutRate: 1000, fanoutReps: 3, fanoutWindowMs: 2000, levels: 200, seed: 0xb05, checkDepth: 50 },
 };
 
 /** Tiny sizes for the smoke test (the fan-out keeps one subscription of each kind, see fanoutPlan.ts). */
@@ -33,4 +55,5 @@ export const QUICK: RunSizes = {
   resync: { repetitions: 5, warmups: 2, eventsPerSecond: 1000, seed: 1, breakdownReps: 10, breakdownIdleMs: 2 },
   fanout: { subscriptions: 40, eventsPerSecond: 1000, warmupMs: 200, windowMs: 300, reps: 2, seed: 1 },
   simulator: { levels: [1], durationMs: 200 },
+  bus: { rates: [1000, 10_000], reps: 1, warmupMs: 300, windowMs: 500, consumers: [1, 2], fanoutRate: 1000, fanoutReps: 1, fanoutWindowMs: 500, levels: 100, seed: 0xb05, checkDepth: 20 },
 };

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the library's benchmarks, on 127.0.0.1 only, in a few minutes.
  *
- *   npx tsx benchmarks/run.ts [--quick] [--only book|socket|resync|fanout|simulator] [--out DIR]
+ *   npx tsx benchmarks/run.ts [--quick] [--only book|socket|resync|fanout|simulator|replay|bus] [--out DIR]
  *
  * 1. Book reducer: our OrderBook vs ccxt pro's OrderBook vs `orderbooks`, ns per frame net of
  *    a no-op loop, on a top-heavy stream, a whole-book stream, the top-heavy one pre-parsed
@@ -17,6 +17,11 @@
  *    frame (simulator in another process), against the single-subscription figure of 2.
  * 6. The simulator's own throughput: frames/s its feed delivers to one client.
  * 7. Replay: a recorded 50,000-frame book session replayed at full speed into a client, frames/s.
+ * 8. Bus: exchange -> relay -> NATS JetStream -> consumer processes against a direct client on
+ *    the same fixed-rate feed: latency added, consumer CPU per update, relay and nats-server
+ *    CPU with 1, 4, 16 consumers, all exact at the end (needs a nats-server, see
+ *    scripts/ensure-nats-server.mjs). `--quick` of every part skips it (its own smoke test,
+ *    test/benchmarks/bus.smoke.test.ts, runs `--quick --only bus`): it starts a dozen processes.
  *
  * Prints a markdown report and writes it, with the JSON of every figure, to
  * `benchmarks/results/` (or DIR). Exits 1 when one of the benchmark's own correctness
@@ -25,6 +30,7 @@
 import { fileURLToPath } from 'node:url';
 import { ccxtAdapter, ccxtNumbersAdapter, loadCcxtOrderBook, noopAdapter, orderbooksAdapter, oursAdapter, oursExactAdapter, oursNumbersAdapter } from './book/adapters';
 import { runBookBench, type BookBenchResult } from './book/bookBench';
+import { runBusBench, type BusBenchResult } from './bus/busBench';
 import { FULL, QUICK, type RunSizes } from './config';
 import { evaluateChecks, evaluateTargets } from './lib/evaluate';
 import { machineHeader } from './lib/machine';
@@ -38,7 +44,7 @@ import { RAW_SCENARIOS } from './socket/scenarios';
 import { runSocketBench, type SocketBenchResult } from './socket/socketBench';
 
 /** The parts of a run, in the order they run. */
-export const PARTS = ['book', 'socket', 'resync', 'fanout', 'simulator', 'replay'] as const;
+export const PARTS = ['book', 'socket', 'resync', 'fanout', 'simulator', 'replay', 'bus'] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface RunOptions {
@@ -69,7 +75,8 @@ export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
   const sizes: RunSizes = opts.quick ? QUICK : FULL;
   const header = machineHeader();
   const t0 = Date.now();
-  const runs = (part: Part) => opts.only === undefined || opts.only === part;
+  // The quick run of every part leaves the bus out (see the header); `--only bus` runs it.
+  const runs = (part: Part) => (opts.only === undefined ? !(opts.quick && part === 'bus') : opts.only === part);
   let book: BookBenchResult | undefined;
   let socket: SocketBenchResult | undefined;
   let resync: ResyncBenchResult | undefined;
@@ -116,7 +123,12 @@ export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
     opts.log('replay benchmark...');
     replay = await runReplayBench(opts.quick ? REPLAY_QUICK : REPLAY_FULL, opts.log);
   }
-  const parts = { book, socket, resync, fanout, simulator };
+  let bus: BusBenchResult | undefined;
+  if (runs('bus')) {
+    opts.log('bus benchmark...');
+    bus = await runBusBench({ ...sizes.bus, log: opts.log });
+  }
+  const parts = { book, socket, resync, fanout, simulator, bus };
   const checks = evaluateChecks(parts);
   if (replay) checks.push({ check: `replay: ${replay.config.frames} frames replayed ${replay.config.reps}x, final book and emissions as recorded`, ok: replay.correct, ...(replay.error ? { detail: replay.error } : {}) });
   return {
@@ -129,6 +141,7 @@ export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
     ...(fanout ? { fanout } : {}),
     ...(simulator ? { simulator } : {}),
     ...(replay ? { replay } : {}),
+    ...(bus ? { bus } : {}),
     targets: evaluateTargets(parts),
     checks,
     checksPassed: checks.every((c) => c.ok),

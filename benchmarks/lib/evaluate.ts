@@ -1,5 +1,7 @@
 /** The issue's targets and the benchmark's own correctness checks, judged from the results. */
 import { bookRatio, type BookBenchResult } from '../book/bookBench';
+import type { BusBenchResult } from '../bus/busBench';
+import { busChecks, busTargets } from '../bus/busReport';
 import type { FanoutBenchResult } from '../fanout/fanoutBench';
 import type { ResyncBenchResult } from '../resync/resyncBench';
 import type { SimulatorThroughputResult } from '../simulatorThroughput';
@@ -27,6 +29,7 @@ export interface PartResults {
   readonly resync?: ResyncBenchResult;
   readonly fanout?: FanoutBenchResult;
   readonly simulator?: SimulatorThroughputResult;
+  readonly bus?: BusBenchResult;
 }
 
 /** Streams on which a float book cannot be right (prices beyond 2^53): their errors are the point. */
@@ -34,7 +37,8 @@ export const INEXACT_FOR_FLOATS = new Set(['exact']);
 
 export function evaluateTargets(parts: PartResults): TargetOutcome[] {
   const out: TargetOutcome[] = [];
-  const { book, resync, socket } = parts;
+  const { book, resync, socket, bus } = parts;
+  if (bus) out.push(...busTargets(bus));
   if (socket) {
     for (const rate of socket.config.rates) {
       for (const style of socket.config.styles) {
@@ -105,5 +109,6 @@ export function evaluateChecks(parts: PartResults): CheckOutcome[] {
     });
   }
   for (const r of simulator?.rows ?? []) out.push({ check: `simulator throughput ${r.levelsPerSide} level(s) a side: frames delivered`, ok: r.frames > 0 });
+  if (parts.bus) out.push(...busChecks(parts.bus));
   return out;
 }

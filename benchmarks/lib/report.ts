@@ -2,6 +2,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BookBenchResult } from '../book/bookBench';
+import type { BusBenchResult } from '../bus/busBench';
+import { renderBus } from '../bus/busReport';
 import type { FanoutBenchResult } from '../fanout/fanoutBench';
 import type { ResyncBenchResult } from '../resync/resyncBench';
 import type { SimulatorThroughputResult } from '../simulatorThroughput';
@@ -31,6 +33,7 @@ export interface BenchReport {
   readonly resync?: ResyncBenchResult;
   readonly fanout?: FanoutBenchResult;
   readonly simulator?: SimulatorThroughputResult;
+  readonly bus?: BusBenchResult;
   readonly targets: TargetOutcome[];
   readonly checks: CheckOutcome[];
   /** Every correctness check of the benchmark passed. */
@@ -98,6 +101,7 @@ export function renderMarkdown(r: BenchReport): string {
   if (r.resync) out.push(...renderResync(r.resync, table));
   if (r.fanout) out.push(...renderFanout(r.fanout, table));
   if (r.simulator) out.push(...renderSimulator(r.simulator, table));
+  if (r.bus) out.push(...renderBus(r.bus, table));
   out.push('', '## Targets', '');
   out.push(table(['target', 'measured', 'met'], r.targets.map((t) => [t.target, t.measured, t.met ? 'yes' : 'NO'])));
   out.push('', `## Correctness checks: ${r.checksPassed ? 'all passed' : 'FAILED'}`, '');
@@ -105,10 +109,10 @@ export function renderMarkdown(r: BenchReport): string {
   return out.join('\n') + '\n';
 }
 
-/** Writes `<stem>.json` and `<stem>.md` into `dir`; returns their paths. */
-export function writeReport(dir: string, r: BenchReport, markdown: string): { json: string; md: string } {
+/** Writes `<stem>.json` and `<stem>.md` into `dir` (stem: `<name>-<mode>-<date>`); returns their paths. */
+export function writeReport(dir: string, r: BenchReport, markdown: string, name = 'bench'): { json: string; md: string } {
   mkdirSync(dir, { recursive: true });
-  const stem = `bench-${r.mode}-${r.header.date.replace(/[:.]/g, '-')}`;
+  const stem = `${name}-${r.mode}-${r.header.date.replace(/[:.]/g, '-')}`;
   const json = join(dir, `${stem}.json`);
   const md = join(dir, `${stem}.md`);
   writeFileSync(json, JSON.stringify(r, null, 2) + '\n');

@@ -88,6 +88,13 @@ interface RelayView {
  */
 const CARRYING: ReadonlySet<RelayStreamStatus> = new Set(['live', 'resyncing']);
 
+/**
+ * Messages one pull of a stream's consumer asks for (the client pulls again when a quarter
+ * is delivered). The library's default (100) caps a stream at about 100 messages per round
+ * trip to the server: a few thousand per second on a busy machine.
+ */
+const PULL_BATCH = 1000;
+
 /** Cursor prefix of the (empty) older history pages of event channels: the bus holds the newest page only. */
 const OLDER_CURSOR = 'bus-older-';
 
@@ -382,7 +389,7 @@ export class BusSource implements ReplicaSource {
       const mods = await loadNats();
       const consumer = await this.js!.consumers.get(this.names.stream, { filter_subjects: session.subject, deliver_policy: mods.jetstream.DeliverPolicy.StartSequence, opt_start_seq: entry.jsStartSeq });
       if (token !== session.token) return;
-      messages = await consumer.consume({ callback: (m) => this.onMessage(session, token, m) });
+      messages = await consumer.consume({ max_messages: PULL_BATCH, callback: (m) => this.onMessage(session, token, m) });
     } catch (e) {
       if (token === session.token && session.phase === 'starting') session.phase = 'waiting';
       this.report(e);

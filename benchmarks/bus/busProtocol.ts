@@ -1,0 +1,86 @@
+/** The IPC messages between the bus benchmark and its processes: the feed, the relay, the consumers. */
+import type { StreamSpec, TopLevels } from '../book/deltaStream';
+
+// ---- the feed (feed.ts) -------------------------------------------------------
+
+export interface FeedArgs {
+  /** Wall-clock ns minus hrtime ns (decimal), shared by every process (wallClock.ts). */
+  readonly anchorNs: string;
+  readonly stream: StreamSpec;
+}
+
+export type FeedCommand =
+  /** Send the stream on from where it is, at `rate` updates/s (a running feed changes rate). */
+  | { readonly cmd: 'start'; readonly rate: number }
+  /** Pause: nothing more is sent until the next `start`. */
+  | { readonly cmd: 'stop' }
+  /** Updates sent so far. */
+  | { readonly cmd: 'count' }
+  | { readonly cmd: 'exit' };
+
+export type FeedReply =
+  | { readonly type: 'ready'; readonly port: number }
+  | { readonly type: 'started' }
+  /** `exhausted`: the stream ran out (the run needed more frames than were made). */
+  | { readonly type: 'count'; readonly sent: number; readonly clients: number; readonly exhausted: boolean; readonly maxBufferedBytes: number }
+  | { readonly type: 'error'; readonly message: string };
+
+// ---- the relay (relayProcess.ts) ----------------------------------------------
+
+export interface RelayArgs {
+  readonly restUrl: string;
+  readonly wsUrl: string;
+  readonly natsUrl: string;
+  readonly prefix: string;
+}
+
+export type RelayCommand = { readonly cmd: 'describe' } | { readonly cmd: 'exit' };
+
+export type RelayReply =
+  | { readonly type: 'ready' }
+  | { readonly type: 'describe'; readonly status: string; readonly publishedSeq: string | null; readonly published: number; readonly syncs: number; readonly errors: readonly string[] }
+  | { readonly type: 'error'; readonly message: string };
+
+// ---- a consumer (consumer.ts) -------------------------------------------------
+
+/** `direct`: an ExchangeClient on the feed; `bus`: a BusClient on NATS. */
+export type ConsumerMode = 'direct' | 'bus';
+
+export interface ConsumerArgs {
+  readonly mode: ConsumerMode;
+  readonly anchorNs: string;
+  readonly restUrl: string;
+  readonly wsUrl: string;
+  readonly natsUrl: string;
+  readonly prefix: string;
+}
+
+export type ConsumerCommand =
+  /** Start a measuring window: CPU, update count and latency histogram from now. */
+  | { readonly cmd: 'window' }
+  /** End the window and report it. */
+  | { readonly cmd: 'report' }
+  /** The replica's seq and best `depth` levels a side. */
+  | { readonly cmd: 'state'; readonly depth: number }
+  | { readonly cmd: 'exit' };
+
+/** One window of a consumer: its own CPU (process.cpuUsage) and the latency of each update, exchange send to emission. */
+export interface ConsumerWindow {
+  readonly type: 'window';
+  readonly cpuUs: number;
+  readonly wallUs: number;
+  readonly updates: number;
+  /** The replica's seq at the window's end. */
+  readonly seq: number;
+  readonly p50Us: number;
+  readonly p99Us: number;
+  readonly p999Us: number;
+  readonly maxUs: number;
+}
+
+export type ConsumerReply =
+  | { readonly type: 'ready' }
+  | { readonly type: 'started' }
+  | ConsumerWindow
+  | { readonly type: 'state'; readonly seq: number; readonly status: string; readonly top: TopLevels; readonly resyncs: number; readonly resyncCodes: readonly string[]; readonly errors: readonly string[] }
+  | { readonly type: 'error'; readonly message: string };

@@ -1,0 +1,91 @@
+/** The bus benchmark's section of the report, its targets and its correctness checks. */
+import type { CheckOutcome, TargetOutcome } from '../lib/report';
+import { fmt, fmtRatio } from '../lib/stats';
+import type { BusBenchResult, ProcFigures, Range } from './busBench';
+
+/** Targets of the issue: what the bus may add to a consumer's latency at `BUS_TARGET_RATE`, µs. */
+export const BUS_TARGET_RATE = 10_000;
+export const BUS_ADDED_P50_US_TARGET = 300;
+export const BUS_ADDED_P99_US_TARGET = 2000;
+/** A bus consumer's CPU per update, at most this times a direct client's. */
+export const BUS_CPU_RATIO_TARGET = 1.0;
+/** Consumer processes that must all be exact at the end. */
+export const BUS_EXACT_CONSUMERS_TARGET = 16;
+
+type Table = (head: string[], rows: string[][]) => string;
+
+const range = (r: Range, digits: number) => `${fmt(r.min, digits)}..${fmt(r.max, digits)}`;
+const ratioRange = (r: Range) => `${fmtRatio(r.min)}..${fmtRatio(r.max)}`;
+const proc = (p: ProcFigures | undefined) => (p ? `${fmt(p.cpuUsPerUpdate, 1)} µs (${fmt(p.coreShare * 100, 0)}%)` : '-');
+
+export function renderBus(r: BusBenchResult, table: Table): string[] {
+  const c = r.config;
+  const out: string[] = [];
+  out.push(
+    '',
+    `## Bus: exchange -> relay -> NATS JetStream -> consumer, against a direct client on the same feed (every party its own process; median of ${c.reps} runs of ${c.windowMs} ms windows, range min..max)`,
+    '',
+  );
+  out.push(
+    table(
+      ['rate/s', 'client', 'updates', 'p50 µs', 'p99 µs', 'p99.9 µs', 'max µs', 'CPU µs/update', 'core share'],
+      r.latency.flatMap((row) =>
+        (['direct', 'bus'] as const).map((k) => {
+          const f = row[k];
+          return [String(row.rate), k === 'direct' ? 'direct (ExchangeClient on the feed)' : 'bus (BusClient on JetStream)', fmt(f.updates, 0), fmt(f.p50Us), fmt(f.p99Us), fmt(f.p999Us), fmt(f.maxUs, 0), fmt(f.cpuUsPerUpdate, 2), `${fmt(f.coreShare * 100, 1)}%`];
+        }),
+      ),
+    ),
+  );
+  out.push('', 'What the bus adds, within each window (bus - direct), and what the relay and nats-server spend per update (share of a core):', '');
+  out.push(
+    table(
+      ['rate/s', '+p50 µs (range)', '+p99 µs (range)', 'consumer CPU vs direct (range)', 'relay CPU/update', 'nats-server CPU/update'],
+      r.latency.map((row) => [String(row.rate), `${fmt(row.addedP50Us)} (${range(row.addedP50Range, 0)})`, `${fmt(row.addedP99Us)} (${range(row.addedP99Range, 0)})`, `${fmtRatio(row.cpuRatio)} (${ratioRange(row.cpuRatioRange)})`, proc(row.relay), proc(row.nats)]),
+    ),
+  );
+  out.push('', `Fan-out at ${c.fanoutRate} updates/s (median of ${c.fanoutReps} windows of ${c.fanoutWindowMs} ms; consumer figures: median over every bus consumer):`, '');
+  out.push(
+    table(
+      ['bus consumers', 'relay CPU/update', 'nats-server CPU/update', 'nats-server range µs', 'consumer CPU µs/update', 'direct CPU µs/update', 'consumer p50 / p99 µs'],
+      r.fanout.map((f) => [String(f.consumers), proc(f.relay), proc(f.nats), f.natsRange ? range(f.natsRange, 1) : '-', fmt(f.consumer.cpuUsPerUpdate, 2), fmt(f.direct.cpuUsPerUpdate, 2), `${fmt(f.consumer.p50Us)} / ${fmt(f.consumer.p99Us)}`]),
+    ),
+  );
+  const exact = r.exactness.filter((e) => e.exact).length;
+  const resynced = r.exactness.filter((e) => e.resyncs > 0);
+  const codes = [...new Set(resynced.flatMap((e) => e.resyncCodes))];
+  out.push(
+    '',
+    `End (feed paused after ${r.sent} updates; relay published up to ${r.relayPublishedSeq ?? 'none'}, synced ${r.relaySyncs} time(s)): ${exact}/${r.exactness.length} consumers exact (last seq, best ${c.checkDepth} levels a side = plain replay). ` +
+      `${resynced.length ? `Replicas that resynced during the run: ${resynced.map((e) => `${e.name} ${e.resyncs}x`).join(', ')} (codes: ${codes.join(', ') || 'none'}).` : 'No replica resynced.'} ${r.durationSec.toFixed(0)} s.`,
+  );
+  return out;
+}
+
+export function busTargets(r: BusBenchResult): TargetOutcome[] {
+  const out: TargetOutcome[] = [];
+  const at = r.latency.find((l) => l.rate === BUS_TARGET_RATE);
+  if (at) {
+    out.push({ target: `bus adds <= ${BUS_ADDED_P50_US_TARGET / 1000} ms p50 at ${BUS_TARGET_RATE}/s`, measured: `+${fmt(at.addedP50Us)} µs (range ${range(at.addedP50Range, 0)}; ${fmt(at.bus.p50Us)} vs ${fmt(at.direct.p50Us)} µs)`, met: at.addedP50Us <= BUS_ADDED_P50_US_TARGET });
+    out.push({ target: `bus adds <= ${BUS_ADDED_P99_US_TARGET / 1000} ms p99 at ${BUS_TARGET_RATE}/s`, measured: `+${fmt(at.addedP99Us)} µs (range ${range(at.addedP99Range, 0)}; ${fmt(at.bus.p99Us)} vs ${fmt(at.direct.p99Us)} µs)`, met: at.addedP99Us <= BUS_ADDED_P99_US_TARGET });
+  }
+  for (const l of r.latency) {
+    out.push({ target: `bus consumer CPU/update <= ${BUS_CPU_RATIO_TARGET}x a direct client's at ${l.rate}/s`, measured: `${fmtRatio(l.cpuRatio)} (range ${ratioRange(l.cpuRatioRange)}; ${fmt(l.bus.cpuUsPerUpdate, 2)} vs ${fmt(l.direct.cpuUsPerUpdate, 2)} µs)`, met: l.cpuRatio <= BUS_CPU_RATIO_TARGET });
+  }
+  const resynced = r.exactness.filter((e) => e.resyncs > 0);
+  out.push({ target: 'no bus or direct replica resyncs on a healthy feed', measured: resynced.length ? `${resynced.length}/${r.exactness.length} resynced (${[...new Set(resynced.flatMap((e) => e.resyncCodes))].join(', ')})` : 'none', met: resynced.length === 0 });
+  const most = Math.max(0, ...r.fanout.map((f) => f.consumers));
+  const buses = r.exactness.filter((e) => e.name.startsWith('bus'));
+  if (most >= BUS_EXACT_CONSUMERS_TARGET) {
+    const exact = buses.filter((e) => e.exact).length;
+    out.push({ target: `${BUS_EXACT_CONSUMERS_TARGET} bus consumer processes all exact`, measured: `${exact}/${buses.length} exact`, met: buses.length >= BUS_EXACT_CONSUMERS_TARGET && exact === buses.length });
+  }
+  return out;
+}
+
+export function busChecks(r: BusBenchResult): CheckOutcome[] {
+  const out: CheckOutcome[] = [];
+  out.push({ check: `bus: ${r.exactness.length} consumers (direct + ${r.exactness.length - 1} bus) at the last seq with the plain replay's book; relay published every update`, ok: r.correct, ...(r.errors.length ? { detail: r.errors.slice(0, 3).join('; ') } : {}) });
+  out.push({ check: 'bus: latencies recorded in every window', ok: r.windows.length > 0 && r.windows.every((w) => w.direct.updates > 0 && w.bus.updates > 0) });
+  return out;
+}

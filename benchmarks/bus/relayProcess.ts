@@ -1,0 +1,51 @@
+/**
+ * The relay of the bus benchmark, in its OWN process (its CPU is read from /proc): a
+ * `ReplicaRelay` with its defaults, carrying the feed's one `book` stream from an
+ * `ExchangeClient` configured as the direct consumer's (strict, fast decoder, no liveness
+ * window: the feed pauses between phases). Ready once the stream is `live`.
+ *
+ * IPC: `RelayCommand` / `RelayReply` (busProtocol.ts); argv[2]: `RelayArgs` as JSON.
+ */
+import { ReplicaRelay } from '../../src/nats';
+import { fastDecodeServerFrame } from '../../src/protocol/fastDecode';
+import type { RelayArgs, RelayCommand, RelayReply } from './busProtocol';
+
+const BENCH_BOOK = { channel: 'book', scope: { market_id: 0, is_perps: true } } as const;
+
+const args = JSON.parse(process.argv[2] ?? '{}') as RelayArgs;
+const reply = (r: RelayReply): void => void process.send!(r);
+const errors: string[] = [];
+
+async function main(): Promise<void> {
+  const relay = await ReplicaRelay.start({
+    exchange: { restUrl: args.restUrl, wsUrl: args.wsUrl, strict: true, router: { decode: fastDecodeServerFrame }, replica: { livenessMs: 0 } },
+    natsUrl: args.natsUrl,
+    ...(process.env['BUS_BENCH_NO_ASYNC_TRACES'] ? { natsOptions: { noAsyncTraces: true } } : {}),
+    prefix: args.prefix,
+    streams: [BENCH_BOOK],
+    onError: (e) => errors.push(String(e)),
+  });
+  const describe = (): RelayReply => {
+    const d = relay.describe()[0];
+    return { type: 'describe', status: d?.status ?? 'none', publishedSeq: d?.publishedSeq?.toString() ?? null, published: d?.published ?? 0, syncs: d?.syncs ?? 0, errors: errors.slice(-5) };
+  };
+  process.on('message', (cmd: RelayCommand) => {
+    if (cmd.cmd === 'describe') reply(describe());
+    else if (cmd.cmd === 'exit') void relay.close().finally(() => process.exit(0));
+  });
+  process.on('disconnect', () => void relay.close().finally(() => process.exit(0)));
+  const live = relay.status$.subscribe(({ status }) => {
+    if (status !== 'live') return;
+    live.unsubscribe();
+    reply({ type: 'ready' });
+  });
+  if (relay.describe()[0]?.status === 'live') {
+    live.unsubscribe();
+    reply({ type: 'ready' });
+  }
+}
+
+main().catch((e: unknown) => {
+  reply({ type: 'error', message: String(e) });
+  process.exit(1);
+});
