@@ -4,7 +4,7 @@ import { generateDtsBundle, type EntryPointConfig } from 'dts-bundle-generator';
 import { defineConfig } from 'tsup';
 
 /**
- * The library: two entry points (`.` and `./simulator`), each as ESM and CJS, with one
+ * The library: four entry points (`.`, `./simulator`, `./nats`, `./record`), each as ESM and CJS, with one
  * self-contained declaration file per entry and format (`.d.ts` beside the ESM file, `.d.cts`
  * beside the CJS one).
  *
@@ -32,6 +32,11 @@ const DECLARATIONS: ReadonlyArray<{ out: string; config: EntryPointConfig }> = [
     // The NATS relay (optional peers @nats-io/*, imported by name, never bundled).
     config: { filePath: 'src/nats/index.ts', libraries: { allowedTypesLibraries: ['node'], importedLibraries: ['@nats-io/transport-node', '@nats-io/jetstream', '@nats-io/kv'] }, output: { noBanner: true, exportReferencedTypes: false } },
   },
+  {
+    out: 'record/index',
+    // Recording and replay: files and gzip (Node).
+    config: { filePath: 'src/record/index.ts', libraries: { allowedTypesLibraries: ['node'] }, output: { noBanner: true, exportReferencedTypes: false } },
+  },
 ];
 
 /** Output folder: `dist`, or `BUILD_OUT_DIR` (the package test builds into a temporary folder). */
@@ -51,7 +56,7 @@ function writeDeclarations(): void {
 
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', 'simulator/index': 'src/simulator/index.ts', 'nats/index': 'src/nats/index.ts' },
+    entry: { index: 'src/index.ts', 'simulator/index': 'src/simulator/index.ts', 'nats/index': 'src/nats/index.ts', 'record/index': 'src/record/index.ts' },
     format: ['esm', 'cjs'],
     target: 'node20',
     platform: 'node',

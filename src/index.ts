@@ -3,7 +3,9 @@
  * stats, candles, funding, accounts) over REST + WebSocket.
  *
  * The public surface is this explicit list. Everything else under `src/` is internal.
- * The local exchange simulator is a separate entry point: `exchange-replica/simulator`.
+ * The local exchange simulator is a separate entry point: `exchange-replica/simulator`;
+ * recording and replay (Node: files, gzip) another: `exchange-replica/record`. This entry
+ * imports no Node module: it bundles for the browser.
  */
 
 // The client
@@ -16,7 +18,7 @@ export { RestClient, paginate, waitForTransaction, withRetry, DEFAULT_RETRY_POLI
 export { SystemClock, systemClock, Backoff, resolveBackoffOptions, type Clock, type Timer, type TimerOptions, type BackoffOptions, type ResolvedBackoffOptions } from './clock';
 
 // Feed connection and router (usable on their own)
-export { Connection, IllegalStateTransitionError, type ConnectionOptions, type ConnectionStateName, type StateChange, type ReconnectPolicyOptions, type WebSocketConstructor, type WebSocketLike, type RawSocketData } from './connection';
+export { Connection, IllegalStateTransitionError, type ConnectionOptions, type ConnectionStateName, type StateChange, type ReconnectPolicyOptions, type WebSocketConstructor, type WsWebSocketConstructor, type StandardWebSocketConstructor, type WebSocketLike, type StandardWebSocketLike, type WebSocketClientOptions, type RawSocketData } from './connection';
 export { SubscriptionRouter, type RouterOptions, type RouterEvent, type UpdateEvent, type FrameDecoder } from './router';
 
 // Replicas
@@ -59,8 +61,7 @@ export {
   type BigLevelCallback,
 } from './replicas';
 
-// Recording and replay (Node): every input of a client to a file, and back into a client, exactly
-export { FeedRecorder, Replayer, Recording, RecordingFormatError, ReplayDivergenceError, type FeedRecorderOptions, type RecorderStats, type ReplayOptions, type ReplayResult, type SessionInfo, type TornTail, type RecordingStopReason } from './record';
+// What a recorder wraps (`exchange-replica/record` has the recorder and the replayer)
 export type { ClientIoInterceptor, ClientIoSession, ReducerOverrides } from './client/ClientIo';
 export type { Reducer } from './replicas';
 

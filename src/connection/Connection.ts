@@ -14,7 +14,9 @@ import type { Timer } from '../clock/Clock';
 import { ClientClosedError, ConnectionFailedError, FrameTooLargeError, type ExchangeReplicaError } from '../errors';
 import { messageOf } from '../errors/messageOf';
 import { writeClientFrame, type ClientFrame } from '../protocol';
-import { resolveConnectionOptions, SOCKET_OPEN, type ConnectionOptions, type RawSocketData, type ResolvedConnectionOptions, type WebSocketLike } from './connectionOptions';
+import { resolveConnectionOptions, SOCKET_OPEN, type ConnectionOptions, type RawSocketData, type ResolvedConnectionOptions } from './connectionOptions';
+import { frameSizeOver } from './frameSizeOver';
+import { openFeedSocket, type FeedSocket, type SocketHandlers } from './openFeedSocket';
 import { socketDataText } from './socketDataText';
 import { ConnectionState, type ConnectionStateName, type StateChange } from './ConnectionState';
 import { KeepAlive } from './KeepAlive';
@@ -47,7 +49,9 @@ export interface ConnectionEvents {
    * The connection failed for good (the error given to {@link Connection.fail}, e.g. `FeedError`
    * FEED_UNAVAILABLE, or `ConnectionFailedError`; state `failed`), or a socket was dropped
    * for a reason the caller should know and the connection reconnects (`FrameTooLargeError`:
-   * a frame over `maxFrameBytes`; followed by `close` with code 1009 and `willReconnect: true`).
+   * a frame over `maxFrameBytes`; followed by `close` with code 1009 and `willReconnect: true`),
+   * or a socket could not even be created (`ConnectionFailedError` with the class's error as
+   * `cause`: a malformed URL, a browser's SecurityError...; the attempt is retried with backoff).
    */
   error: (error: ExchangeReplicaError) => void;
 }
@@ -58,8 +62,20 @@ const NORMAL_CLOSURE = 1000;
 const MESSAGE_TOO_BIG = 1009;
 /** Codes of the `ws` errors raised for a frame over `maxPayload` (or a length no integer can hold). */
 const WS_TOO_LARGE_CODES: ReadonlySet<unknown> = new Set(['WS_ERR_UNSUPPORTED_MESSAGE_LENGTH', 'WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH']);
-/** Failures of an attempt that no retry can cure (the socket class throws on construction). */
-const isFatal = (error: unknown): boolean => error instanceof ConnectionFailedError;
+/**
+ * No failed attempt is final before the backoff runs out: not even a socket class that
+ * throws (a page's connect-src policy, a network change, a URL served later may cure it).
+ */
+const isFatal = (): boolean => false;
+
+/** Ends a socket whose attempt failed, whatever state it is in (it may not even exist). */
+function endQuietly(ws: FeedSocket | undefined): void {
+  try {
+    ws?.terminate();
+  } catch {
+    // A socket class that throws on terminate() is ended as far as the connection cares.
+  }
+}
 
 /**
  * @example
@@ -75,7 +91,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   private readonly machine: ConnectionState;
   private readonly backoff: Backoff;
   private readonly keepAlive: KeepAlive;
-  private socket: WebSocketLike | undefined;
+  private socket: FeedSocket | undefined;
   private openCount = 0;
   private requestCount = 0;
   private loop: AbortController | undefined;
@@ -137,9 +153,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     this.openSocket(loop.signal).then(
       () => undefined,
       (error: Error) => {
-        if (loop.signal.aborted) return;
-        if (error instanceof ConnectionFailedError) return this.fail(error, error.message);
-        this.startReconnect(`connect failed: ${error.message}`);
+        if (!loop.signal.aborted) this.startReconnect(`connect failed: ${error.message}`);
       },
     );
   }
@@ -229,56 +243,70 @@ export class Connection extends EventEmitter<ConnectionEvents> {
 
   // ---- socket lifecycle ------------------------------------------------------
 
-  /** Creates a socket; resolves once it is open and adopted, rejects if it fails to open. */
+  /**
+   * Creates a socket; resolves once it is open and adopted, rejects if it fails to open. A
+   * socket that cannot even be created (the class throws: a malformed URL, a SecurityError; or
+   * a listener setup throws) is reported on `error` as ConnectionFailedError and rejects like
+   * any failed attempt: the caller retries with backoff.
+   */
   private openSocket(signal: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
-      let ws: WebSocketLike;
-      try {
-        // permessage-deflate stays offered (the feed may compress): maxPayload bounds the inflated size too.
-        ws = new this.options.WebSocket(this.options.url, { maxPayload: this.options.maxFrameBytes, perMessageDeflate: true });
-      } catch (e) {
-        const message = `cannot open a socket to ${this.options.url}: ${messageOf(e)}`;
-        return reject(new ConnectionFailedError(message, {}, { cause: e }));
-      }
+      let ws: FeedSocket | undefined;
+      let timer: Timer | undefined;
       let settled = false;
       const settle = () => {
         settled = true;
-        timer.cancel();
+        timer?.cancel();
         signal.removeEventListener('abort', onAbort);
       };
       const failAttempt = (error: unknown) => {
         if (settled) return;
         settle();
-        ws.terminate();
+        endQuietly(ws);
         reject(error);
       };
       const onAbort = () => failAttempt(signal.reason);
-      const timer = this.options.clock.setTimer(() => failAttempt(new Error(`socket not open after ${this.options.connectTimeoutMs} ms`)), this.options.connectTimeoutMs);
+      const handlers: SocketHandlers = {
+        open: () => {
+          if (settled || ws === undefined) return;
+          settle();
+          this.adopt(ws);
+          resolve();
+        },
+        message: (data) => {
+          if (ws !== undefined && ws === this.socket) this.onMessage(data);
+        },
+        error: (error) => {
+          if (!settled) failAttempt(error);
+          else if (ws !== this.socket) return;
+          else if ('code' in error && WS_TOO_LARGE_CODES.has(error.code)) this.dropOversizedFrame(error.message, error);
+          else this.lastSocketError = error;
+        },
+        close: (code, reason) => {
+          if (!settled) failAttempt(new Error(`socket closed before opening (code ${code})`));
+          else if (ws !== undefined && ws === this.socket) this.onSocketClosed(code, socketDataText(reason));
+        },
+      };
+      try {
+        // permessage-deflate stays offered (the feed may compress): maxPayload bounds the inflated size too.
+        ws = openFeedSocket(this.options.WebSocket, this.options.url, { maxPayload: this.options.maxFrameBytes, perMessageDeflate: true }, handlers);
+      } catch (e) {
+        return failAttempt(this.setupFailed(e));
+      }
+      if (settled) return;
+      timer = this.options.clock.setTimer(() => failAttempt(new Error(`socket not open after ${this.options.connectTimeoutMs} ms`)), this.options.connectTimeoutMs);
       signal.addEventListener('abort', onAbort, { once: true });
-
-      ws.on('open', () => {
-        if (settled) return;
-        settle();
-        this.adopt(ws);
-        resolve();
-      });
-      ws.on('message', (data) => {
-        if (ws === this.socket) this.onMessage(data);
-      });
-      ws.on('error', (error) => {
-        if (!settled) failAttempt(error);
-        else if (ws !== this.socket) return;
-        else if ('code' in error && WS_TOO_LARGE_CODES.has(error.code)) this.dropOversizedFrame(error.message, error);
-        else this.lastSocketError = error;
-      });
-      ws.on('close', (code, reason) => {
-        if (!settled) failAttempt(new Error(`socket closed before opening (code ${code})`));
-        else if (ws === this.socket) this.onSocketClosed(code, socketDataText(reason));
-      });
     });
   }
 
-  private adopt(ws: WebSocketLike): void {
+  /** A socket could not be created: reported now (the attempt is retried with backoff). */
+  private setupFailed(cause: unknown): ConnectionFailedError {
+    const error = new ConnectionFailedError(`cannot open a socket to ${this.options.url}: ${messageOf(cause)}`, {}, { cause });
+    this.emit('error', error);
+    return error;
+  }
+
+  private adopt(ws: FeedSocket): void {
     this.socket = ws;
     this.lastSocketError = undefined;
     const generation = ++this.openCount;
@@ -295,10 +323,11 @@ export class Connection extends EventEmitter<ConnectionEvents> {
 
   /** Hot path: one conversion to string, one liveness mark; the content is the router's. */
   private onMessage(data: RawSocketData): void {
+    // `ws` enforces the limit before buffering; this catches a socket class without one (a
+    // standard WebSocket), after receipt.
+    const over = frameSizeOver(data, this.options.maxFrameBytes);
+    if (over !== undefined) return this.dropOversizedFrame(`received ${over}`);
     const text = socketDataText(data);
-    // `ws` enforces the limit before buffering; this catches a socket class that ignored it
-    // (a string's length in UTF-16 units never exceeds its size in UTF-8 bytes).
-    if (text.length > this.options.maxFrameBytes) return this.dropOversizedFrame(`received a frame of ${text.length} characters`);
     this.keepAlive.onFrame();
     this.emit('message', text);
   }
@@ -311,7 +340,8 @@ export class Connection extends EventEmitter<ConnectionEvents> {
 
   /**
    * A frame exceeded `maxFrameBytes`: report it, end this socket now (whatever the server
-   * does next) and reconnect. `ws` has already sent the 1009 close frame.
+   * does next) and reconnect. `ws` has already sent the 1009 close frame; a standard socket
+   * is closed without one (it may only send 1000 or 3000-4999), reported as 1009 all the same.
    */
   private dropOversizedFrame(detail: string, cause?: Error): void {
     const ws = this.detach();
@@ -355,7 +385,6 @@ export class Connection extends EventEmitter<ConnectionEvents> {
       () => undefined,
       (error: Error) => {
         if (loop.signal.aborted) return;
-        if (error instanceof ConnectionFailedError) return this.fail(error, error.message);
         const attempts = this.backoff.attempts;
         this.fail(new ConnectionFailedError(`gave up reconnecting to ${this.options.url} after ${attempts} attempt(s): ${error.message}`, {}, { cause: error }), `reconnect attempts exhausted (${attempts})`);
       },
@@ -363,7 +392,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   }
 
   /** Forgets the current socket (its late events are ignored) and stops its timers. */
-  private detach(): WebSocketLike | undefined {
+  private detach(): FeedSocket | undefined {
     const ws = this.socket;
     this.socket = undefined;
     this.closingReason = undefined;

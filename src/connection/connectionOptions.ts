@@ -2,13 +2,17 @@
  * The options of a `Connection`, their defaults (applied here and nowhere else) and the
  * minimal WebSocket surface the connection relies on.
  */
-import WebSocket from 'ws';
 import { InvalidParameterError } from '../errors';
 import { SERVER_IDLE_TIMEOUT_MS } from '../protocol';
 import { systemClock, type Clock } from '../clock/Clock';
+import { defaultWebSocket } from './defaultWebSocket';
+import { socketShape } from './openFeedSocket';
 import { resolveReconnectPolicy, type ReconnectPolicyOptions, type ResolvedReconnectPolicyOptions } from './reconnectPolicy';
 
-/** What a text or binary message from `ws` can be (`ws` gives Node `Buffer`s, which are `Uint8Array`s). */
+/**
+ * What a text or binary message can be: `ws` gives Node `Buffer`s (which are `Uint8Array`s)
+ * or Buffer fragments, a platform WebSocket a string or an `ArrayBuffer`.
+ */
 export type RawSocketData = Uint8Array | ArrayBuffer | Uint8Array[] | string;
 
 /** The part of the `ws` client the connection uses; a test double may implement just this. */
@@ -23,7 +27,7 @@ export interface WebSocketLike {
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
-/** What the connection passes as the second argument of a socket constructor (a subset of the `ws` client options). */
+/** What the connection passes as the second argument of a `ws`-style socket constructor (a subset of the `ws` client options). */
 export interface WebSocketClientOptions {
   /** Largest message accepted, in bytes, after decompression (`ws` closes the socket with 1009 past it). */
   readonly maxPayload: number;
@@ -32,11 +36,40 @@ export interface WebSocketClientOptions {
 }
 
 /**
- * A constructor of sockets, e.g. the `ws` package's `WebSocket`. It receives the URL and
- * {@link WebSocketClientOptions}; a class that ignores the options still gets frames over
- * `maxFrameBytes` rejected by the connection, but only after it has received them whole.
+ * A `ws`-style socket class (`on(...)`, `terminate()`), e.g. the `ws` package's `WebSocket`.
+ * It receives the URL and {@link WebSocketClientOptions}; a class that ignores the options
+ * still gets frames over `maxFrameBytes` rejected by the connection, but only after it has
+ * received them whole.
  */
-export type WebSocketConstructor = new (url: string, options: WebSocketClientOptions) => WebSocketLike;
+export type WsWebSocketConstructor = new (url: string, options: WebSocketClientOptions) => WebSocketLike;
+
+/**
+ * The part of a standard (WHATWG) WebSocket the connection uses: the browser's `WebSocket`,
+ * or Node's global one. Events through `addEventListener`, binary frames as `ArrayBuffer`.
+ */
+export interface StandardWebSocketLike {
+  readonly readyState: number;
+  binaryType: 'blob' | 'arraybuffer';
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: 'open' | 'error', listener: () => void): void;
+  addEventListener(type: 'message', listener: (event: { readonly data: unknown }) => void): void;
+  addEventListener(type: 'close', listener: (event: { readonly code: number; readonly reason: string }) => void): void;
+}
+
+/**
+ * A standard (WHATWG) socket class, e.g. `globalThis.WebSocket` in a browser. It is given the
+ * URL only: the platform decides permessage-deflate and has no payload limit, so frames over
+ * `maxFrameBytes` are refused after receipt.
+ */
+export type StandardWebSocketConstructor = new (url: string) => StandardWebSocketLike;
+
+/**
+ * A socket class of either shape, told apart by its prototype: one with `on` is used the
+ * `ws` way ({@link WsWebSocketConstructor}), else one with `addEventListener` the standard way
+ * ({@link StandardWebSocketConstructor}).
+ */
+export type WebSocketConstructor = WsWebSocketConstructor | StandardWebSocketConstructor;
 
 /** `readyState` of an open socket (the WebSocket standard's value). */
 export const SOCKET_OPEN = 1;
@@ -44,7 +77,11 @@ export const SOCKET_OPEN = 1;
 export interface ConnectionOptions {
   /** Feed URL, e.g. `ws://127.0.0.1:8080/ws`. */
   readonly url: string;
-  /** The socket class. @default the `ws` package's WebSocket */
+  /**
+   * The socket class, `ws`-style or standard (see {@link WebSocketConstructor}).
+   * @default under Node, the `ws` package's WebSocket; elsewhere (a browser, a worker), the platform's `globalThis.WebSocket`
+   * @example new Connection({ url, WebSocket: globalThis.WebSocket })
+   */
   readonly WebSocket?: WebSocketConstructor;
   /**
    * Time between two protocol pings. Must stay well inside the server's idle window (60 s):
@@ -68,7 +105,8 @@ export interface ConnectionOptions {
   readonly clock?: Clock;
   /**
    * Largest feed frame accepted, in bytes, measured after permessage-deflate decompression
-   * (passed to `ws` as `maxPayload`, which stops inflating past it). A larger frame closes
+   * (passed to `ws` as `maxPayload`, which stops inflating past it; a standard WebSocket has
+   * no such limit, so there a frame is measured once received). A larger frame closes
    * that socket (code 1009), is reported as `FrameTooLargeError` (`ERR_FRAME_TOO_LARGE`) on
    * the `error` event, and the connection reconnects. The feed sends no snapshots, only
    * updates: even a book update rewriting 500 levels a side is about 80 KB, so the default
@@ -103,7 +141,7 @@ const MAX_FRAME_BYTES_LIMIT = 2 ** 31 - 1;
 export function resolveConnectionOptions(options: ConnectionOptions): ResolvedConnectionOptions {
   const resolved: ResolvedConnectionOptions = {
     url: options.url,
-    WebSocket: options.WebSocket ?? WebSocket,
+    WebSocket: options.WebSocket ?? defaultWebSocket(),
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 15_000,
     pongTimeoutMs: options.pongTimeoutMs ?? 10_000,
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
@@ -112,6 +150,8 @@ export function resolveConnectionOptions(options: ConnectionOptions): ResolvedCo
     clock: options.clock ?? systemClock,
     maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
   };
+  // Throws InvalidParameterError naming 'WebSocket' for a class of neither shape.
+  socketShape(resolved.WebSocket);
   if (!(resolved.heartbeatIntervalMs > 0 && resolved.heartbeatIntervalMs < SERVER_IDLE_TIMEOUT_MS)) {
     throw new InvalidParameterError(`heartbeatIntervalMs must be in (0, ${SERVER_IDLE_TIMEOUT_MS}): got ${resolved.heartbeatIntervalMs}`, { param: 'heartbeatIntervalMs' });
   }

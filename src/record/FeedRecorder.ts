@@ -16,10 +16,11 @@
  * ended in the file) and the client runs on, unrecorded. Crash-safe: chunks are written
  * whole with one `write` each, every `flushIntervalMs` or `flushBytes`, and on process exit.
  */
-import WebSocket from 'ws';
 import { InvalidParameterError } from '../errors';
 import type { Clock, Timer, TimerOptions } from '../clock';
 import { socketDataText } from '../connection/socketDataText';
+import { defaultWebSocket } from '../connection/defaultWebSocket';
+import { openFeedSocket, type FeedSocket } from '../connection/openFeedSocket';
 import type { RawSocketData, WebSocketClientOptions, WebSocketConstructor, WebSocketLike } from '../connection/connectionOptions';
 import type { FetchLike } from '../rest';
 import type { ClientIoInterceptor, ClientIoSession } from '../client/ClientIo';
@@ -207,35 +208,37 @@ export class FeedRecorder implements ClientIoInterceptor {
   }
 
   wrapWebSocket(ctor: WebSocketConstructor | undefined): WebSocketConstructor {
-    const Base: WebSocketConstructor = ctor ?? (WebSocket as unknown as WebSocketConstructor);
+    const Base: WebSocketConstructor = ctor ?? defaultWebSocket();
     const rec = this;
     return class RecordingSocket implements WebSocketLike {
       readyState = 0;
       private readonly listeners = new SocketListeners();
-      private readonly real: WebSocketLike;
+      private readonly real: FeedSocket;
       private readonly id: number;
 
       constructor(url: string, options: WebSocketClientOptions) {
         const id = (this.id = ++rec.socketCount);
-        let real: WebSocketLike;
+        let real: FeedSocket;
         try {
-          real = new Base(url, options);
+          // Either shape of class, heard through the connection's own adapter.
+          real = openFeedSocket(Base, url, options, {
+            open: () => rec.enqueue(['o', rec.at(), id], () => this.deliver('open'), always),
+            message: (data: RawSocketData, isBinary: boolean) => {
+              const text = socketDataText(data);
+              rec.enqueue(isBinary ? ['m', rec.at(), id, text, 1] : ['m', rec.at(), id, text], () => this.deliver('message', data, isBinary), always);
+            },
+            close: (code: number, reason: RawSocketData) => rec.enqueue(['c', rec.at(), id, code, socketDataText(reason)], () => this.deliver('close', code, reason), always),
+            error: (error: Error) => {
+              const code = 'code' in error ? error.code : undefined;
+              rec.enqueue(['e', rec.at(), id, error.message, typeof code === 'string' ? code : null], () => this.deliver('error', error), always);
+            },
+          });
         } catch (e) {
           rec.logOutput(['S', id, url, e instanceof Error ? e.message : String(e)]);
           throw e;
         }
         rec.logOutput(['S', id, url]);
         this.real = real;
-        real.on('open', () => rec.enqueue(['o', rec.at(), id], () => this.deliver('open'), always));
-        real.on('message', (data: RawSocketData, isBinary: boolean) => {
-          const text = socketDataText(data);
-          rec.enqueue(isBinary ? ['m', rec.at(), id, text, 1] : ['m', rec.at(), id, text], () => this.deliver('message', data, isBinary), always);
-        });
-        real.on('close', (code: number, reason: Uint8Array) => rec.enqueue(['c', rec.at(), id, code, socketDataText(reason)], () => this.deliver('close', code, reason), always));
-        real.on('error', (error: Error) => {
-          const code = (error as { code?: unknown }).code;
-          rec.enqueue(['e', rec.at(), id, error.message, typeof code === 'string' ? code : null], () => this.deliver('error', error), always);
-        });
       }
 
       on(event: SocketEvent, listener: (...args: never[]) => void): this {

@@ -1,6 +1,7 @@
 /**
- * Recording and replay of a client's inputs: `FeedRecorder` (the `record` option of
- * `ExchangeClient`) writes them to a file, `Replayer` feeds them back to a client, exactly.
+ * `exchange-replica/record`: recording and replay of a client's inputs (Node: files, gzip).
+ * `FeedRecorder` (the `record` option of `ExchangeClient`) writes them to a file, `Replayer`
+ * feeds them back to a client, exactly.
  */
 export { FeedRecorder, type FeedRecorderOptions, type RecorderStats } from './FeedRecorder';
 export { Replayer, type ReplayOptions, type ReplayResult, type ReplayState } from './Replayer';

@@ -6,6 +6,7 @@
  */
 import { systemClock, type Clock } from '../clock/Clock';
 import { AbortedError, ResponseTooLargeError, RestTimeoutError, RestTransportError } from '../errors';
+import { utf8ByteLength } from '../util/utf8ByteLength';
 
 /** The part of a body stream reader the client uses (a WHATWG `ReadableStreamDefaultReader`). */
 export interface BodyReaderLike {
@@ -82,7 +83,7 @@ export async function fetchText(url: string, o: FetchTextOptions): Promise<HttpA
       const text = await res.text();
       // UTF-8 takes 1 to 3 bytes per UTF-16 unit: the exact count only when it can matter.
       if (text.length * 3 > limit) {
-        const bytes = text.length > limit ? text.length : Buffer.byteLength(text, 'utf8');
+        const bytes = text.length > limit ? text.length : utf8ByteLength(text);
         if (bytes > limit) throw tooLarge(`has ${text.length > limit ? 'over ' : ''}${bytes} bytes`);
       }
       return { status: res.status, text };

@@ -11,6 +11,7 @@ import { Connection, type CloseInfo, type ConnectionOptions, type OpenInfo } fro
 import type { WebSocketClientOptions } from '../../src/connection/connectionOptions';
 import { ExchangeReplicaError, FrameTooLargeError, InvalidParameterError } from '../../src/errors';
 import { waitUntil } from '../helpers/WsTestServer';
+import { StandardSocket } from './StandardSocket';
 
 const MiB = 1024 * 1024;
 
@@ -202,6 +203,34 @@ describe('Connection: maxFrameBytes', () => {
     c.connect();
     (await server.socket(0)).send(bigFrame(limit + 1));
     await expectDropAndReconnect(c, r, limit);
+  });
+
+  describe('a standard WebSocket (no payload limit of its own): checked after receipt', () => {
+    test.each([
+      ['text, one byte over', (limit: number) => bigFrame(limit + 1)],
+      // 2 bytes per character in UTF-8: fewer characters than the limit, more bytes.
+      ['text, multi-byte characters', (limit: number) => `"${'é'.repeat(Math.ceil(limit / 2))}"`],
+      ['binary (an ArrayBuffer)', (limit: number) => Buffer.from(bigFrame(limit + 1))],
+    ])('%s: refused, 1009, reconnected', async (_label, frame) => {
+      StandardSocket.instances.length = 0;
+      server = await FrameServer.start(false);
+      const limit = 64 * 1024;
+      const c = make(server.url, { maxFrameBytes: limit, WebSocket: StandardSocket });
+      const r = record(c);
+      c.connect();
+      const first = await server.socket(0);
+      await waitUntil(c as never, 'open', () => r.opens.length === 1, 'first open');
+      // Exactly at the limit passes, as text and as binary.
+      first.send(bigFrame(limit));
+      first.send(Buffer.from(bigFrame(limit)));
+      await waitUntil(c as never, 'message', () => r.messages.length === 2, 'two frames at the limit');
+      expect(r.messages).toEqual([bigFrame(limit), bigFrame(limit)]);
+      r.messages.length = 0;
+      first.send(frame(limit));
+      await expectDropAndReconnect(c, r, limit);
+      // The dropped socket was closed by the client (no code: the standard allows only 1000 and 3000-4999).
+      expect(StandardSocket.instances[0]!.closedWith).toEqual({ code: undefined, reason: undefined });
+    });
   });
 
   test('an error listener that closes the connection stops the reconnect', async () => {

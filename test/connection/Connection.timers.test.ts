@@ -158,6 +158,43 @@ describe('Connection (fake timers)', () => {
     expect(FakeSocket.instances).toHaveLength(2);
   });
 
+  test('a socket class that throws: reported, retried with backoff, no connect timer left behind, nothing thrown from a timer', async () => {
+    let throwsLeft = 2;
+    const thrown: Error[] = [];
+    class Throwing extends FakeSocket {
+      constructor(url: string) {
+        if (throwsLeft-- > 0) {
+          thrown.push(new SyntaxError(`The URL '${url}' is invalid`));
+          throw thrown[thrown.length - 1];
+        }
+        super(url);
+      }
+    }
+    const c = make({ WebSocket: Throwing, connectTimeoutMs: 1_000, reconnect: { initialDelayMs: 100, jitter: 0 } });
+    const errors: ExchangeReplicaError[] = [];
+    c.on('error', (e) => errors.push(e));
+    c.connect();
+    await flush();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ code: 'ERR_CONNECTION_FAILED', cause: thrown[0] });
+    expect(c.state).toBe('reconnecting');
+    // Only the backoff's sleep: the failed attempt left no connect timer.
+    expect(jest.getTimerCount()).toBe(1);
+    await jest.advanceTimersByTimeAsync(100);
+    expect(errors).toHaveLength(2);
+    expect(errors[1]!.cause).toBe(thrown[1]);
+    expect(jest.getTimerCount()).toBe(1);
+    await jest.advanceTimersByTimeAsync(200);
+    expect(FakeSocket.instances).toHaveLength(1);
+    FakeSocket.last().open();
+    expect(c.state).toBe('open');
+    // Well past every connect timeout of the failed attempts: nothing fires for them.
+    await jest.advanceTimersByTimeAsync(5_000);
+    expect(errors).toHaveLength(2);
+    c.close();
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
   test('retries exhausted: failed, with a ConnectionFailedError, nothing left running', async () => {
     const c = make({ reconnect: { initialDelayMs: 10, jitter: 0, retries: 3 } });
     const errors: ExchangeReplicaError[] = [];

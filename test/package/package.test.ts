@@ -54,17 +54,22 @@ console.log(JSON.stringify({
   errorClass: new InvalidParameterError('x', { param: 'p' }) instanceof ExchangeReplicaError,
   // The two entry points share one ExchangeReplicaError.
   simulatorErrorClass: new SimulatorOptionError('seed', 'x') instanceof ExchangeReplicaError,
+  // So does exchange-replica/record.
+  recordErrorClass: new RecordingFormatError('x') instanceof ExchangeReplicaError,
+  recorder: typeof FeedRecorder === 'function' && typeof Replayer === 'function',
   codes: ERROR_CODES.length,
 }));
 `;
 
 const ESM_PROGRAM = `import { ExchangeClient, ExchangeReplicaError, InvalidParameterError, ERROR_CODES, protocol } from 'exchange-replica';
 import { Simulator, SimulatorOptionError } from 'exchange-replica/simulator';
+import { FeedRecorder, Replayer, RecordingFormatError } from 'exchange-replica/record';
 ${RUNTIME_BODY}`;
 
 const CJS_PROGRAM = `'use strict';
 const { ExchangeClient, ExchangeReplicaError, InvalidParameterError, ERROR_CODES, protocol } = require('exchange-replica');
 const { Simulator, SimulatorOptionError } = require('exchange-replica/simulator');
+const { FeedRecorder, Replayer, RecordingFormatError } = require('exchange-replica/record');
 (async () => {${RUNTIME_BODY}})().catch((e) => { console.error(e); process.exitCode = 1; });
 `;
 
@@ -152,6 +157,14 @@ export async function main(options: SimulatorOptions): Promise<string> {
 }
 `;
 
+/** The main entry as a browser page uses it (DOM lib, no @types/node): the platform's WebSocket and fetch fit the options. */
+const BROWSER_TYPES_PROGRAM = `import { ExchangeClient, type WebSocketConstructor, type FetchLike } from 'exchange-replica';
+
+export const socketClass: WebSocketConstructor = WebSocket;
+export const platformFetch: FetchLike = (input, init) => fetch(input, init);
+export const client = (restUrl: string): ExchangeClient => new ExchangeClient({ restUrl, connection: { WebSocket }, rest: { fetch: platformFetch } });
+`;
+
 function tsconfig(compilerOptions: Record<string, unknown>, files: string[]): string {
   return JSON.stringify({ compilerOptions: { target: 'ES2022', strict: true, skipLibCheck: false, noEmit: true, ...compilerOptions }, files }, null, 2);
 }
@@ -185,12 +198,13 @@ beforeAll(async () => {
   writeFileSync(join(app, 'types.cts'), TYPES_PROGRAM);
   writeFileSync(join(app, 'types.ts'), TYPES_PROGRAM);
   writeFileSync(join(app, 'simulator.mts'), SIMULATOR_TYPES_PROGRAM);
+  writeFileSync(join(app, 'browser.ts'), BROWSER_TYPES_PROGRAM);
   writeFileSync(
     join(app, 'tsconfig.nodenext.json'),
     tsconfig({ module: 'nodenext', moduleResolution: 'nodenext', types: ['node'], typeRoots: [join(root, 'node_modules', '@types')] }, ['types.mts', 'types.cts', 'simulator.mts']),
   );
   // No @types/node: the main entry's types must not need it (a browser-style lib instead).
-  writeFileSync(join(app, 'tsconfig.bundler.json'), tsconfig({ module: 'esnext', moduleResolution: 'bundler', lib: ['ES2022', 'DOM'], types: [] }, ['types.ts']));
+  writeFileSync(join(app, 'tsconfig.bundler.json'), tsconfig({ module: 'esnext', moduleResolution: 'bundler', lib: ['ES2022', 'DOM'], types: [] }, ['types.ts', 'browser.ts']));
 
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   checks.esm = run(process.execPath, ['esm.mjs'], app, 30_000);
@@ -206,7 +220,7 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-const RUNTIME_RESULT = { markets: 1, base58: true, errorClass: true, simulatorErrorClass: true, codes: ERROR_CODES.length };
+const RUNTIME_RESULT = { markets: 1, base58: true, errorClass: true, simulatorErrorClass: true, recordErrorClass: true, recorder: true, codes: ERROR_CODES.length };
 
 it('an ESM program runs against the embedded simulator and exits by itself', async () => {
   const r = await checks.esm!;
@@ -249,11 +263,11 @@ it('@arethetypeswrong/cli finds no problem in any resolution mode', async () => 
 it('the tarball holds the built entry points and their shared chunks, the CLI, README and LICENSE, and no CommonJS CLI', async () => {
   const listing = await mustRun('tar', ['-tzf', tarball], work, 30_000);
   const files = listing.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, '')).sort();
-  for (const f of ['LICENSE', 'README.md', 'package.json', 'bin/exchange-replica.js', 'dist/cli/main.js', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/simulator/index.js', 'dist/simulator/index.cjs', 'dist/simulator/index.d.ts', 'dist/simulator/index.d.cts', 'dist/nats/index.js', 'dist/nats/index.cjs', 'dist/nats/index.d.ts', 'dist/nats/index.d.cts']) {
+  for (const f of ['LICENSE', 'README.md', 'package.json', 'bin/exchange-replica.js', 'dist/cli/main.js', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/simulator/index.js', 'dist/simulator/index.cjs', 'dist/simulator/index.d.ts', 'dist/simulator/index.d.cts', 'dist/nats/index.js', 'dist/nats/index.cjs', 'dist/nats/index.d.ts', 'dist/nats/index.d.cts', 'dist/record/index.js', 'dist/record/index.cjs', 'dist/record/index.d.ts', 'dist/record/index.d.cts']) {
     expect(files).toContain(f);
   }
   expect(files.filter((f) => f.startsWith('dist/cli/'))).toEqual(['dist/cli/main.js']);
-  // Shared chunks of the entry points (`.`, `./simulator`, `./nats`): the same ones in each format.
+  // Shared chunks of the entry points (`.`, `./simulator`, `./nats`, `./record`): the same ones in each format.
   const chunks = files.filter((f) => /^dist\/chunk-\w+\.c?js$/.test(f));
   expect(chunks.length).toBeGreaterThanOrEqual(2);
   expect(chunks.filter((f) => f.endsWith('.cjs'))).toHaveLength(chunks.length / 2);

@@ -4,6 +4,11 @@
  * INVALID_PARAMETER naming the parameter), consults the fault hook (an injected 500
  * INTERNAL_ERROR, or a delay), then answers from `engine.query`. Unknown paths are 404
  * NOT_FOUND; methods other than GET are 405. Every body is JSON.
+ *
+ * Pages of any origin may call it (a browser client against the simulator): every answer
+ * carries `Access-Control-Allow-Origin: *`, and a CORS preflight (OPTIONS) is answered 204
+ * allowing GET with whatever request headers it asks for (the client's `accept`, and the
+ * credentials headers a deployment adds with the REST option `headers`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { messageOf } from '../../errors/messageOf';
@@ -12,11 +17,33 @@ import type { RestFaultHook } from '../RestFaultHook';
 import type { Engine } from '../engine/Engine';
 import { routeRequest } from './routeRequest';
 
+/** On every answer: any origin may read it (no cookies are involved, hence `*`). */
+const CORS_HEADERS = { 'access-control-allow-origin': '*' } as const;
+/** How long a browser may cache a preflight's answer, in seconds. */
+const PREFLIGHT_MAX_AGE_S = 600;
+
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.destroyed || res.headersSent) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...CORS_HEADERS, ...headers });
   res.end(text);
+}
+
+/**
+ * A CORS preflight: GET allowed, with the headers asked for echoed (the `*` wildcard would not
+ * cover `Authorization`), on any path (the GET that follows gets its own 404 if need be).
+ */
+function answerPreflight(req: IncomingMessage, res: ServerResponse): void {
+  const asked = req.headers['access-control-request-headers'];
+  res.writeHead(204, {
+    ...CORS_HEADERS,
+    'access-control-allow-methods': 'GET',
+    ...(asked ? { 'access-control-allow-headers': asked } : {}),
+    'access-control-max-age': String(PREFLIGHT_MAX_AGE_S),
+    vary: 'Access-Control-Request-Headers',
+    'content-length': '0',
+  });
+  res.end();
 }
 
 /**
@@ -29,6 +56,10 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
  */
 export function createRestHandler(engine: Engine, hook?: RestFaultHook): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+      answerPreflight(req, res);
+      return;
+    }
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://simulator.invalid');

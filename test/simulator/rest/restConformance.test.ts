@@ -1,4 +1,5 @@
 /** The REST server over a real socket: every operation, the envelope, 400/404/405 rules, faults. */
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { OPERATION_NAMES, responseSchema, summarizeZodError, ErrorBody, OPERATIONS } from '../../../src/protocol';
 import { Engine } from '../../../src/simulator/engine/Engine';
 import { firstTransactionHash, roles, validParams } from '../engine/fixtures';
@@ -203,5 +204,41 @@ describe('methods and faults', () => {
     await h.get('/v1/orderBook?market_type=perp&market_id=0&depth=0');
     await h.get('/v1/nothing');
     expect(h.hookCalls.length).toBe(before);
+  });
+});
+
+describe('CORS (a browser page of another origin)', () => {
+  /** One raw request (fetch would drop the preflight's own headers, which only browsers send). */
+  function raw(method: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders }> {
+    return new Promise((resolve, reject) => {
+      const req = request(h.base + path, { method, headers, timeout: 10_000 }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+      });
+      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in 10 s`)));
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it('every answer may be read by any origin, errors included', async () => {
+    for (const path of ['/v1/info', '/v1/nothing', '/v1/orderBook?market_type=perp&market_id=0&depth=0']) {
+      const r = await h.get(path, { headers: { origin: 'http://page.example' } });
+      expect({ path, allow: r.headers.get('access-control-allow-origin') }).toEqual({ path, allow: '*' });
+    }
+  });
+
+  it('a preflight is answered 204 allowing GET and the headers asked for (credentials headers of private endpoints included)', async () => {
+    const asked = 'accept, authorization, x-api-key';
+    const r = await raw('OPTIONS', '/v1/subaccounts?address=x', { origin: 'http://page.example', 'access-control-request-method': 'GET', 'access-control-request-headers': asked });
+    expect(r.status).toBe(204);
+    expect(r.headers).toMatchObject({ 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET', 'access-control-allow-headers': asked });
+    expect(Number(r.headers['access-control-max-age'])).toBeGreaterThan(0);
+  });
+
+  it('an OPTIONS that is not a preflight is refused like any other method', async () => {
+    const r = await raw('OPTIONS', '/v1/info', {});
+    expect(r.status).toBe(405);
+    expect(r.headers['access-control-allow-origin']).toBe('*');
   });
 });
