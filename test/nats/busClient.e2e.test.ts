@@ -3,12 +3,16 @@
  * bbo, market stats, trades, funding rates and an account (parts and combined) go live from
  * the bus and equal the simulator's truth at a paused checkpoint, trades exactly once; after
  * simulator faults on the relay's feed (a stream resync, a silent gap) they are exact again.
+ * Replicas of one stream key (`account()` and its parts `fills()`, `balances()`...) share ONE
+ * JetStream consumer, also when they join a stream already running.
  */
+import { jetstreamManager } from '@nats-io/jetstream';
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { accountStreams, BusClient, marketStreams, type ReplicaRelay } from '../../src/nats';
 import type { Simulator } from '../../src/simulator';
 import { ReplicaFleet, type FleetSpec } from '../e2e/ReplicaFleet';
-import { startRelay, startSim, waitUntil } from './busHarness';
+import { busNames } from '../../src/nats/busProtocol';
+import { natsConnect, startRelay, startSim, waitUntil } from './busHarness';
 import { NatsServer } from './natsServer';
 
 jest.setTimeout(90_000);
@@ -20,6 +24,7 @@ let sim: Simulator | undefined;
 let relay: ReplicaRelay | undefined;
 let client: BusClient | undefined;
 let fleet: ReplicaFleet | undefined;
+let late: ReplicaFleet | undefined;
 const diag: unknown[] = [];
 
 beforeAll(async () => {
@@ -30,6 +35,8 @@ afterAll(async () => {
 });
 afterEach(async () => {
   fleet?.stop();
+  late?.stop();
+  late = undefined;
   await client?.close();
   await relay?.close();
   await sim?.stop();
@@ -103,4 +110,48 @@ test('every replica of a BusClient goes live from the bus and equals the truth; 
   // The consumer never opened a feed connection of its own.
   expect(sim.faults.connections().length).toBe(1); // the relay's
   expect(client.activity().serverSubscriptions).toBe(0);
+});
+
+/** The JetStream consumers on the bus's updates stream now. */
+async function consumerCount(prefix: string): Promise<number> {
+  const nc = await natsConnect(nats.url);
+  try {
+    const jsm = await jetstreamManager(nc);
+    return (await jsm.consumers.list(busNames(prefix).stream).next()).length;
+  } finally {
+    await nc.close();
+  }
+}
+
+test('replicas of one stream key share one JetStream consumer, also when they join a running stream', async () => {
+  sim = await startSim({ eventsPerSecond: 400, seed: 12 });
+  const trader = sim.engine.accounts[1]!.address;
+  const account = { address: trader, subaccount_id: 0 };
+  const prefix = 'bc2';
+  const streams = accountStreams(trader, 0);
+  relay = await startRelay(sim, nats.url, { prefix, relayId: 'relay-a', snapshotAheadMs: 1000, streams });
+  client = new BusClient({ natsUrl: nats.url, prefix, replica: { livenessMs: 0 }, onError: (e) => diag.push(e) });
+  // First the combined account alone (its five parts: five streams, five consumers)...
+  fleet = new ReplicaFleet(client, { markets: [], resolutions: [], markResolutions: [], accounts: [account], accountParts: false }).start();
+  await until(fleet, () => fleet!.allLive(), 'the account live from the bus');
+  await waitUntil(async () => (await consumerCount(prefix)) === streams.length || undefined, `${streams.length} consumers`, 10_000);
+  let emissions = 0;
+  const counted = fleet.changed$.subscribe(() => emissions++);
+  await until(fleet, () => emissions >= 50, '50 account emissions');
+  counted.unsubscribe();
+  // ...then the same streams again on their own (subaccount, balances, positions, openOrders,
+  // fills): they join the running consumers (the updates since the anchor snapshot replayed).
+  late = new ReplicaFleet(client, { markets: [], resolutions: [], markResolutions: [], accounts: [account] }).start();
+  await until(late, () => late!.allLive(), 'the parts live from the bus');
+  expect(await consumerCount(prefix)).toBe(streams.length);
+  for (const f of [fleet, late]) {
+    sim.pause();
+    const r = await f.checkpoint(sim, 25_000);
+    expect({ notConverged: r.notConverged, divergences: r.divergences }).toEqual({ notConverged: [], divergences: [] });
+    const { checked, gapped: _gapped, ...faults } = r.events;
+    expect(faults).toEqual({ duplicates: 0, missing: 0, mismatched: 0, unknown: 0, examples: [] });
+    expect(checked).toBeGreaterThan(0);
+    sim.resume();
+  }
+  expect(client.resyncCounts().resubscribed).toBe(0);
 });

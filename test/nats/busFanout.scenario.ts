@@ -15,7 +15,8 @@ import { accountStreams, marketStreams, type ReplicaRelay } from '../../src/nats
 import type { Simulator } from '../../src/simulator';
 import type { FleetSpec } from '../e2e/ReplicaFleet';
 import { TsxChild } from '../cli/spawnTsx';
-import { startRelay, startSim, waitUntil } from './busHarness';
+import { natsConnect, readSnapshot, startRelay, startSim, waitUntil } from './busHarness';
+import { busNames } from '../../src/nats/busProtocol';
 import { NatsServer } from './natsServer';
 
 jest.setTimeout(150_000);
@@ -73,7 +74,16 @@ async function allConsumers(pred: (s: StatusLine) => boolean, what: string, ms =
     what,
     ms,
     100,
-  ).catch((e: Error) => {
+  ).catch(async (e: Error) => {
+    const nc = await natsConnect(nats!.url);
+    const kvView: string[] = [];
+    for (const d of relays[1]!.describe()) {
+      const r = await readSnapshot(nc, busNames(PREFIX), d.snapshotKey).catch((x: unknown) => String(x));
+      kvView.push(typeof r === 'string' ? r : `${d.streamKey} S=${r?.record.sequence} rev=${r?.revision} js=${r?.record.jsStartSeq} by ${r?.record.relayId}`);
+    }
+    await nc.close();
+    // eslint-disable-next-line no-console
+    console.log('KV', kvView.join('\n'), '\nNATS', nats!.output().slice(-3000));
     const relayView = relays.map((r) => r.describe().map((d) => `${d.streamKey} ${d.status} pub ${d.publishedSeq} snap ${d.snapshotSequence} syncs ${d.syncs}`));
     throw new Error(`${e.message}: ${JSON.stringify(last.map((s) => ({ notLive: s.notLive, errors: s.errors })))}; relays ${JSON.stringify(relayView)}`);
   });
