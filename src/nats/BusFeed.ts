@@ -12,7 +12,7 @@
  * below what was delivered is read, so the tail holds about one relay snapshot interval.
  * @internal
  */
-import type { ConsumerMessages } from '@nats-io/jetstream';
+import type { Consumer, ConsumerMessages } from '@nats-io/jetstream';
 import type { Subscriber } from 'rxjs';
 import { streamKey, type ChannelName, type Scope } from '../protocol';
 import type { SourceEvent, SourceUpdate } from '../replicas';
@@ -47,6 +47,8 @@ export class BusFeed {
   /** First seq after a hole seen in this generation. */
   gapTo?: bigint;
   messages?: ConsumerMessages;
+  /** The JetStream consumer behind `messages` (deleted when the feed stops). */
+  consumer?: Consumer;
   /** When the KV entry was last compared with what was delivered (clock ms). */
   kvCheckedMs = 0;
   /** `lastSeq` when the KV entry was last seen above it (two such checks in a row resync). */

@@ -26,16 +26,20 @@
  *   - the entry is below what was delivered: every reader of the feed gets `subscribed` and
  *     the updates delivered above the anchor (the consumer keeps reading; when that tail
  *     overflowed, the consumer restarts from the entry's `jsStartSeq`);
- * - `disconnected` when NATS drops, or when no relay heartbeat listed the stream `live` or
- *   `resyncing` for `missedHeartbeats` intervals (relays gone, or every relay's exchange feed
- *   down: relay status `stale`); it
- *   starts again (a new generation, from the KV entry of that time) when both are back.
+ * - `disconnected` when NATS drops: the consumer is deleted, and a new one starts (a new
+ *   generation, from the KV entry of that time) when NATS and a relay heartbeat are back;
+ * - `disconnected` when no relay heartbeat listed the stream `live` or `resyncing` for
+ *   `missedHeartbeats` intervals (relays gone, or every relay's exchange feed down: relay
+ *   status `stale`): the consumer keeps reading (a status, not a teardown), and the readers
+ *   join again (the anchor and the tail) at the first heartbeat that carries the stream.
+ *   A check timer that fires late (this process stalled) does not judge missing heartbeats:
+ *   the ones that arrived meanwhile are read first.
  *
  * Updates are trusted as published: a relay publishes only updates its own replica
  * validated and applied, contiguously within an epoch.
  */
-import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
-import { BusFeed, type FeedReader } from './BusFeed';
+import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import { BusFeed, MAX_TAIL, type FeedReader } from './BusFeed';
 import type { KV } from '@nats-io/kv';
 import type { ConnectionOptions, NatsConnection, Subscription as NatsSubscription } from '@nats-io/transport-node';
 import { Observable } from 'rxjs';
@@ -93,6 +97,12 @@ interface RelayView {
  * as a gap and heals from the KV). `syncing`, `stale` and `failed` do not.
  */
 const CARRYING: ReadonlySet<RelayStreamStatus> = new Set(['live', 'resyncing']);
+
+/**
+ * How long the server keeps a consumer no process reads (ms): a feed deletes its consumer
+ * when it stops; this removes the consumers of a process that died.
+ */
+const CONSUMER_INACTIVE_MS = 30_000;
 
 /** Cursor prefix of the (empty) older history pages of event channels: the bus holds the newest page only. */
 const OLDER_CURSOR = 'bus-older-';
@@ -267,10 +277,16 @@ export class BusSource implements ReplicaSource {
     this.connected = !nc.isClosed();
     void this.watchStatus(nc);
     this.hb = nc.subscribe(this.names.heartbeatSubjects, { callback: (err, msg) => (err ? this.report(err) : this.onHeartbeat(msg.string())) });
+    let lastTickMs = this.clock.nowMs();
     const tick = (): void => {
       if (this.closed) return;
       this.ticker = this.clock.setTimer(tick, this.checkMs, { unref: true });
-      for (const feed of this.feeds.values()) this.check(feed);
+      // A tick that comes late means this process stalled: heartbeats that arrived meanwhile
+      // are read after the timers, so missing ones are not judged on this tick.
+      const now = this.clock.nowMs();
+      const stalled = now - lastTickMs > 2 * this.checkMs;
+      lastTickMs = now;
+      for (const feed of this.feeds.values()) this.check(feed, !stalled);
     };
     tick();
   }
@@ -312,28 +328,57 @@ export class BusSource implements ReplicaSource {
     for (const feed of this.feeds.values()) if (feed.phase === 'waiting') this.check(feed);
   }
 
-  /** Starts a waiting feed whose conditions hold; stops a running one whose do not. */
-  private check(feed: BusFeed): void {
+  /** Whether NATS is up and a relay heartbeat listed the stream as carried within `missedHeartbeats` intervals. */
+  private carriedNow(feed: BusFeed): boolean {
+    return this.connected && (this.liveUntil.get(feed.key) ?? 0) >= this.clock.nowMs();
+  }
+
+  /**
+   * Starts a waiting feed whose conditions hold. A running feed whose stream no relay
+   * heartbeat carries any more (judged only when `judgeMissing`) keeps its consumer: its
+   * readers go `stale`, and join again (the anchor and the tail: no new consumer, no KV
+   * read) as soon as a heartbeat carries the stream again.
+   */
+  private check(feed: BusFeed, judgeMissing = true): void {
     if (this.closed || feed.phase === 'closed') return;
-    const carried = this.connected && (this.liveUntil.get(feed.key) ?? 0) >= this.clock.nowMs();
-    if (feed.phase === 'running' && !carried) {
-      this.stop(feed, this.connected ? `no relay heartbeat carrying ${feed.key} for ${this.missed} intervals` : 'NATS unreachable');
-    } else if (feed.phase === 'running' && this.clock.nowMs() - feed.kvCheckedMs >= (this.options.aheadCheckMs ?? 1000)) {
+    const carried = this.carriedNow(feed);
+    if (feed.phase === 'waiting') {
+      if (carried) void this.start(feed);
+      return;
+    }
+    if (feed.phase !== 'running') return;
+    if (!carried) {
+      if (judgeMissing) feed.disconnect(`no relay heartbeat carrying ${feed.key} for ${this.missed} intervals`);
+      return;
+    }
+    this.rejoinWaiting(feed);
+    if (this.clock.nowMs() - feed.kvCheckedMs >= (this.options.aheadCheckMs ?? 1000)) {
       feed.kvCheckedMs = this.clock.nowMs();
       void this.checkAhead(feed);
-    } else if (feed.phase === 'waiting' && carried) {
-      void this.start(feed);
     }
   }
 
-  /** A reader subscribed: it joins a running feed (with the tail) or waits for the feed to start. */
+  /** A reader subscribed: it joins a running feed that is carried, or waits for the feed to start or be carried again. */
   private admit(feed: BusFeed, reader: FeedReader): void {
     if (this.closed || feed.phase === 'closed' || !feed.readers.has(reader) || reader.up) return;
     if (feed.phase === 'waiting') return this.check(feed);
-    if (feed.phase !== 'running') return; // starting: joined when it runs
-    if (feed.tail !== undefined) return feed.join(reader, this.subscriptionId(feed), ++this.generation);
-    // The tail overflowed: the consumer reads again from the KV entry (every reader resyncs).
-    void this.restart(feed);
+    if (feed.phase === 'running' && this.carriedNow(feed)) this.rejoinWaiting(feed);
+    // starting: joined when it runs; not carried: joined when a heartbeat carries it again.
+  }
+
+  /** Readers of a running feed that are not up join it: with the anchor and the tail, or, when the tail overflowed, a new consumer from the KV entry. */
+  private rejoinWaiting(feed: BusFeed): void {
+    let waiting = false;
+    for (const r of feed.readers) if (!r.up) waiting = true;
+    if (!waiting) return;
+    if (feed.tail === undefined) {
+      // Every reader resyncs from a new consumer read from the current KV entry (stale meanwhile).
+      this.stop(feed, `more than ${MAX_TAIL} updates to replay: restarting ${feed.key} from its KV entry`);
+      void this.start(feed);
+      return;
+    }
+    const generation = ++this.generation;
+    for (const r of feed.readers) if (!r.up) feed.join(r, this.subscriptionId(feed), generation);
   }
 
   /** Every reader starts again from the anchor and the tail, without touching the consumer. */
@@ -384,36 +429,32 @@ export class BusSource implements ReplicaSource {
     await this.startConsumer(feed, entry);
   }
 
-  /** Reads the subject again from the current KV entry. */
-  private async restart(feed: BusFeed): Promise<void> {
-    const token = feed.token;
-    const entry = await this.readEntry(feed).catch((e: unknown) => (this.report(e), undefined));
-    if (token !== feed.token || feed.phase !== 'running') return;
-    if (entry === undefined) return this.stop(feed, `the KV entry of ${feed.key} is missing`);
-    await this.startConsumer(feed, entry);
-  }
-
   /** A new generation: an ordered consumer from the entry's `jsStartSeq`, then `subscribed` to every reader. */
   private async startConsumer(feed: BusFeed, entry: SnapshotRecord): Promise<void> {
     this.stopConsumer(feed);
     const token = ++feed.token;
     feed.phase = 'starting';
     let messages: ConsumerMessages;
+    let consumer: Consumer | undefined;
     try {
       const mods = await loadNats();
-      const consumer = await this.js!.consumers.get(this.names.stream, { filter_subjects: feed.subject, deliver_policy: mods.jetstream.DeliverPolicy.StartSequence, opt_start_seq: entry.jsStartSeq });
-      if (token !== feed.token) return;
+      consumer = await this.js!.consumers.get(this.names.stream, {
+        filter_subjects: feed.subject,
+        deliver_policy: mods.jetstream.DeliverPolicy.StartSequence,
+        opt_start_seq: entry.jsStartSeq,
+        inactive_threshold: CONSUMER_INACTIVE_MS,
+      });
+      if (token !== feed.token) return void deleteConsumer(undefined, consumer);
       messages = await consumer.consume({ callback: (m) => this.onMessage(feed, token, m) });
     } catch (e) {
+      void deleteConsumer(undefined, consumer);
       if (token === feed.token && feed.phase === 'starting') feed.phase = 'waiting';
       this.report(e);
       return;
     }
-    if (token !== feed.token) {
-      void messages.close();
-      return;
-    }
+    if (token !== feed.token) return void deleteConsumer(messages, consumer);
     feed.messages = messages;
+    feed.consumer = consumer;
     feed.phase = 'running';
     feed.begin(entry);
     this.rejoinAll(feed);
@@ -446,10 +487,12 @@ export class BusSource implements ReplicaSource {
     feed.disconnect(reason);
   }
 
+  /** Stops reading and deletes the JetStream consumer (its `inactive_threshold` removes it when the server cannot be told). */
   private stopConsumer(feed: BusFeed): void {
-    const m = feed.messages;
+    const { messages, consumer } = feed;
     feed.messages = undefined;
-    if (m !== undefined) void m.close().catch(() => undefined);
+    feed.consumer = undefined;
+    void deleteConsumer(messages, consumer);
   }
 
   private async bucket(): Promise<KV> {
@@ -486,6 +529,12 @@ export class BusSource implements ReplicaSource {
       // A failing hook must not take the source down.
     }
   }
+}
+
+/** Closes a consumer's message loop, then deletes the consumer on the server; failures are left to `inactive_threshold`. */
+async function deleteConsumer(messages: ConsumerMessages | undefined, consumer: Consumer | undefined): Promise<void> {
+  await messages?.close().catch(() => undefined);
+  await consumer?.delete().catch(() => undefined);
 }
 
 function pageOf(entry: SnapshotRecord): SnapshotPage {
