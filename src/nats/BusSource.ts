@@ -3,6 +3,10 @@
  * the `ReplicaSource` of the library's replicas, so that the same `StreamSync` (alignment,
  * statuses, resync policy) and the same reducers run on it as on the exchange.
  *
+ * One stream key, one JetStream consumer (`BusFeed`): every replica of the key in this source
+ * (`account()` and `fills()` both read the fills stream) is a reader of the same feed; one
+ * that joins a running feed gets `subscribed` and the updates since the feed's anchor entry.
+ *
  * One stream (`events(channel, scope)`):
  * - it starts when NATS is connected, a relay heartbeat lists the stream as `live` or
  *   `resyncing` (within `missedHeartbeats` of that relay's interval) and the stream's KV
@@ -11,7 +15,7 @@
  *   entry's `jsStartSeq`: nats-server 2.9 compatible), then `subscribed` (a new generation);
  *   each message is an `update` (seq and timestamp from the headers, `receivedAtNs` from the
  *   clock, the JSON payload as data);
- * - `snapshot()` answers the replica's first request of a generation with that KV entry (the
+ * - `snapshot()` answers a reader's first request after its `subscribed` with the anchor entry (the
  *   page its loader asks for: data, sequence, timestamp_ns); a later request (the replica
  *   resyncs: a gap, a `seq` it refused, the liveness window) reads the KV entry again:
  *   - the stream resumed after a hole at seq J and the entry is still below J - 1: a
@@ -19,26 +23,32 @@
  *     a new entry when it resyncs);
  *   - the entry covers every seq delivered in this generation: it is the answer (the
  *     consumer keeps reading; the replica drops seq <= S);
- *   - the entry is below what was delivered: the consumer restarts from that entry's
- *     `jsStartSeq` and emits `subscribed` (the replica clears and rebuilds from it);
- * - `disconnected` when NATS drops, or when no relay heartbeat listed the stream `live` or
- *   `resyncing` for `missedHeartbeats` intervals (relays gone, or every relay's exchange feed
- *   down: relay status `stale`); it
- *   starts again (a new generation, from the KV entry of that time) when both are back.
+ *   - the entry is below what was delivered: every reader of the feed gets `subscribed` and
+ *     the updates delivered above the anchor (the consumer keeps reading; when that tail
+ *     overflowed, the consumer restarts from the entry's `jsStartSeq`);
+ * - `disconnected` when NATS drops: the consumer is deleted, and a new one starts (a new
+ *   generation, from the KV entry of that time) when NATS and a relay heartbeat are back;
+ * - `disconnected` when no relay heartbeat listed the stream `live` or `resyncing` for
+ *   `missedHeartbeats` intervals (relays gone, or every relay's exchange feed down: relay
+ *   status `stale`): the consumer keeps reading (a status, not a teardown), and the readers
+ *   join again (the anchor and the tail) at the first heartbeat that carries the stream.
+ *   A check timer that fires late (this process stalled) does not judge missing heartbeats:
+ *   the ones that arrived meanwhile are read first.
  *
  * Updates are trusted as published: a relay publishes only updates its own replica
  * validated and applied, contiguously within an epoch.
  */
-import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import { BusFeed, MAX_TAIL, type FeedReader } from './BusFeed';
 import type { KV } from '@nats-io/kv';
 import type { ConnectionOptions, NatsConnection, Subscription as NatsSubscription } from '@nats-io/transport-node';
-import { Observable, type Subscriber } from 'rxjs';
+import { Observable } from 'rxjs';
 import { systemClock, type Clock, type Timer } from '../clock';
 import { AbortedError, InvalidParameterError } from '../errors';
 import { CHANNELS, streamKey, type ChannelName, type ParamValues, type Scope, type SnapshotOperationName } from '../protocol';
 import type { ReplicaSource, SnapshotPage, SourceEvent } from '../replicas';
 import { SnapshotError } from '../replicas/SnapshotError';
-import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, readUpdateHeaders, snapshotKey, updateSubject, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
+import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, readUpdateHeaders, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
 import { loadNats, type NatsModules } from './natsModules';
 
 export interface BusSourceOptions {
@@ -95,41 +105,14 @@ const CARRYING: ReadonlySet<RelayStreamStatus> = new Set(['live', 'resyncing']);
  */
 const PULL_BATCH = 1000;
 
+/**
+ * How long the server keeps a consumer no process reads (ms): a feed deletes its consumer
+ * when it stops; this removes the consumers of a process that died.
+ */
+const CONSUMER_INACTIVE_MS = 30_000;
+
 /** Cursor prefix of the (empty) older history pages of event channels: the bus holds the newest page only. */
 const OLDER_CURSOR = 'bus-older-';
-
-class Session {
-  readonly key: string;
-  readonly subject: string;
-  readonly kvKey: string;
-  /** Bumped on every start and stop: async work of an older one is dropped. */
-  token = 0;
-  phase: 'waiting' | 'starting' | 'running' | 'closed' = 'waiting';
-  /** The KV entry the current generation started from (and the newest one answered). */
-  entry?: SnapshotRecord;
-  served = false;
-  lastSeq?: bigint;
-  /** First seq after a hole seen in this generation. */
-  gapTo?: bigint;
-  messages?: ConsumerMessages;
-  /** Whether `subscribed` was sent since the last `disconnected`. */
-  up = false;
-  /** When the KV entry was last compared with what was delivered (clock ms). */
-  kvCheckedMs = 0;
-  /** `lastSeq` when the KV entry was last seen above it (two such checks in a row resync). */
-  aheadMark?: string;
-
-  constructor(
-    readonly channel: ChannelName,
-    readonly scope: Scope,
-    readonly subscriber: Subscriber<SourceEvent>,
-    names: BusNames,
-  ) {
-    this.key = streamKey(channel, scope);
-    this.subject = updateSubject(names, channel, scope);
-    this.kvKey = snapshotKey(channel, scope);
-  }
-}
 
 /**
  * @example
@@ -141,7 +124,8 @@ export class BusSource implements ReplicaSource {
   private readonly clock: Clock;
   private readonly missed: number;
   private readonly checkMs: number;
-  private readonly sessions = new Set<Session>();
+  /** One feed (one JetStream consumer) per stream key, shared by every replica of that key. */
+  private readonly feeds = new Map<string, BusFeed>();
   private readonly relays = new Map<string, RelayView>();
   /** Until when (clock ms) a stream counts as carried live, per stream key. */
   private readonly liveUntil = new Map<string, number>();
@@ -210,51 +194,62 @@ export class BusSource implements ReplicaSource {
 
   events(channel: ChannelName, scope: Scope): Observable<SourceEvent> {
     return new Observable<SourceEvent>((subscriber) => {
-      const session = new Session(channel, scope, subscriber, this.names);
-      this.sessions.add(session);
+      const key = streamKey(channel, scope);
+      let found = this.feeds.get(key);
+      if (found === undefined) {
+        found = new BusFeed(channel, scope, this.names);
+        this.feeds.set(key, found);
+      }
+      const feed = found;
+      const reader: FeedReader = { subscriber, up: false, awaitingFirst: false };
+      feed.readers.add(reader);
       this.open().then(
-        () => this.check(session),
+        () => this.admit(feed, reader),
         (e: unknown) => subscriber.error(e),
       );
       return () => {
-        session.phase = 'closed';
-        session.token++;
-        this.stopConsumer(session);
-        this.sessions.delete(session);
+        feed.readers.delete(reader);
+        if (feed.readers.size > 0) return;
+        feed.phase = 'closed';
+        feed.token++;
+        this.stopConsumer(feed);
+        if (this.feeds.get(key) === feed) this.feeds.delete(key);
       };
     });
   }
 
   async snapshot(operation: SnapshotOperationName, params: ParamValues, signal: AbortSignal): Promise<SnapshotPage> {
-    const session = this.sessionOf(operation, params);
+    const feed = this.feedOf(operation, params);
     const cursor = params['cursor'];
     if (typeof cursor === 'string' && cursor.startsWith(OLDER_CURSOR)) {
       // Older history pages: the bus keeps only the newest page (a gap marker shows the rest).
       const n = Number(cursor.slice(OLDER_CURSOR.length)) || 1;
-      return { data: [], sequence: session?.entry?.sequence.toString() ?? '0', next_cursor: `${OLDER_CURSOR}${n + 1}` };
+      return { data: [], sequence: feed?.anchor?.sequence.toString() ?? '0', next_cursor: `${OLDER_CURSOR}${n + 1}` };
     }
-    if (session === undefined || session.entry === undefined || session.phase !== 'running') {
+    if (feed === undefined || feed.anchor === undefined || feed.phase !== 'running') {
       throw new SnapshotError(`no bus stream is running for ${operation} ${JSON.stringify(params)}`, { operation });
     }
-    if (!session.served) {
-      session.served = true;
-      return pageOf(session.entry);
+    // A reader's first request after its `subscribed`: the anchor, whose updates above S it was given.
+    if (feed.awaitingFirst) {
+      feed.answeredFirst();
+      return pageOf(feed.anchor);
     }
-    const token = session.token;
-    const fresh = await this.readEntry(session);
-    if (signal.aborted || token !== session.token) throw new AbortedError('the snapshot request was aborted', { stream: session.key });
-    if (fresh === undefined) throw new SnapshotError(`the KV entry of ${session.key} is missing or unreadable`, { stream: session.key });
-    if (session.gapTo !== undefined && fresh.sequence < session.gapTo - 1n) {
-      throw new SnapshotError(`the KV entry of ${session.key} is at ${fresh.sequence}, the stream resumed at ${session.gapTo}: waiting for a newer snapshot`, { stream: session.key });
+    const token = feed.token;
+    const fresh = await this.readEntry(feed);
+    if (signal.aborted || token !== feed.token || feed.phase !== 'running') throw new AbortedError('the snapshot request was aborted', { stream: feed.key });
+    if (fresh === undefined) throw new SnapshotError(`the KV entry of ${feed.key} is missing or unreadable`, { stream: feed.key });
+    if (feed.gapTo !== undefined && fresh.sequence < feed.gapTo - 1n) {
+      throw new SnapshotError(`the KV entry of ${feed.key} is at ${fresh.sequence}, the stream resumed at ${feed.gapTo}: waiting for a newer snapshot`, { stream: feed.key });
     }
-    if (session.lastSeq === undefined || fresh.sequence >= session.lastSeq) {
-      session.entry = fresh;
-      session.gapTo = undefined;
-      return pageOf(fresh);
-    }
-    // Behind what this generation delivered: read the subject again from that entry.
-    await this.startConsumer(session, fresh);
-    throw new AbortedError(`${session.key}: restarted from snapshot ${fresh.sequence}`, { stream: session.key });
+    feed.reanchor(fresh);
+    // At or above everything delivered: every update it lacks is still to come.
+    if (feed.lastSeq === undefined || fresh.sequence >= feed.lastSeq) return pageOf(fresh);
+    // Below what was delivered: every reader starts again from the anchor and the tail (the
+    // updates it lacks were delivered before this request), or, when the tail overflowed,
+    // the consumer reads the subject again from the entry. Not awaited: this request ends now.
+    if (feed.tail !== undefined) this.rejoinAll(feed);
+    else void this.startConsumer(feed, fresh);
+    throw new AbortedError(`${feed.key}: restarted from snapshot ${feed.anchor.sequence}`, { stream: feed.key });
   }
 
   /** Stops every stream and closes the NATS connection when it is the source's own. */
@@ -262,13 +257,13 @@ export class BusSource implements ReplicaSource {
     if (this.closed) return;
     this.closed = true;
     this.ticker?.cancel();
-    for (const s of this.sessions) {
-      s.phase = 'closed';
-      s.token++;
-      this.stopConsumer(s);
-      s.subscriber.complete();
+    for (const feed of this.feeds.values()) {
+      feed.phase = 'closed';
+      feed.token++;
+      this.stopConsumer(feed);
+      for (const r of feed.readers) r.subscriber.complete();
     }
-    this.sessions.clear();
+    this.feeds.clear();
     this.hb?.unsubscribe();
     await this.opening?.catch(() => undefined);
     if (this.options.nats === undefined && this.nc !== undefined && !this.nc.isClosed()) await this.nc.close().catch(() => undefined);
@@ -289,10 +284,16 @@ export class BusSource implements ReplicaSource {
     this.connected = !nc.isClosed();
     void this.watchStatus(nc);
     this.hb = nc.subscribe(this.names.heartbeatSubjects, { callback: (err, msg) => (err ? this.report(err) : this.onHeartbeat(msg.string())) });
+    let lastTickMs = this.clock.nowMs();
     const tick = (): void => {
       if (this.closed) return;
       this.ticker = this.clock.setTimer(tick, this.checkMs, { unref: true });
-      for (const s of this.sessions) this.check(s);
+      // A tick that comes late means this process stalled: heartbeats that arrived meanwhile
+      // are read after the timers, so missing ones are not judged on this tick.
+      const now = this.clock.nowMs();
+      const stalled = now - lastTickMs > 2 * this.checkMs;
+      lastTickMs = now;
+      for (const feed of this.feeds.values()) this.check(feed, !stalled);
     };
     tick();
   }
@@ -303,12 +304,12 @@ export class BusSource implements ReplicaSource {
         this.connected = false;
         this.liveUntil.clear();
         this.relays.clear();
-        for (const session of this.sessions) this.stop(session, 'NATS disconnected');
+        for (const feed of this.feeds.values()) this.stop(feed, 'NATS disconnected');
       } else if (s.type === 'reconnect') {
         this.connected = true;
       } else if (s.type === 'close') {
         this.connected = false;
-        for (const session of this.sessions) this.stop(session, 'NATS connection closed');
+        for (const feed of this.feeds.values()) this.stop(feed, 'NATS connection closed');
       }
     }
   }
@@ -331,88 +332,143 @@ export class BusSource implements ReplicaSource {
       if (CARRYING.has(s.status)) this.liveUntil.set(s.streamKey, Math.max(this.liveUntil.get(s.streamKey) ?? 0, now + this.missed * hb.intervalMs));
     }
     this.relays.set(hb.relayId, { intervalMs: hb.intervalMs, atMs: now, streams });
-    for (const session of this.sessions) if (session.phase === 'waiting') this.check(session);
+    for (const feed of this.feeds.values()) if (feed.phase === 'waiting') this.check(feed);
   }
 
-  /** Starts a waiting stream whose conditions hold; stops a running one whose do not. */
-  private check(session: Session): void {
-    if (this.closed || session.phase === 'closed') return;
-    const carried = this.connected && (this.liveUntil.get(session.key) ?? 0) >= this.clock.nowMs();
-    if (session.phase === 'running' && !carried) {
-      this.stop(session, this.connected ? `no relay heartbeat carrying ${session.key} for ${this.missed} intervals` : 'NATS unreachable');
-    } else if (session.phase === 'running' && session.served && this.clock.nowMs() - session.kvCheckedMs >= (this.options.aheadCheckMs ?? 1000)) {
-      session.kvCheckedMs = this.clock.nowMs();
-      void this.checkAhead(session);
-    } else if (session.phase === 'waiting' && carried) {
-      void this.start(session);
+  /** Whether NATS is up and a relay heartbeat listed the stream as carried within `missedHeartbeats` intervals. */
+  private carriedNow(feed: BusFeed): boolean {
+    return this.connected && (this.liveUntil.get(feed.key) ?? 0) >= this.clock.nowMs();
+  }
+
+  /**
+   * Starts a waiting feed whose conditions hold. A running feed whose stream no relay
+   * heartbeat carries any more (judged only when `judgeMissing`) keeps its consumer: its
+   * readers go `stale`, and join again (the anchor and the tail: no new consumer, no KV
+   * read) as soon as a heartbeat carries the stream again.
+   */
+  private check(feed: BusFeed, judgeMissing = true): void {
+    if (this.closed || feed.phase === 'closed') return;
+    const carried = this.carriedNow(feed);
+    if (feed.phase === 'waiting') {
+      if (carried) void this.start(feed);
+      return;
+    }
+    if (feed.phase !== 'running') return;
+    if (!carried) {
+      if (judgeMissing) feed.disconnect(`no relay heartbeat carrying ${feed.key} for ${this.missed} intervals`);
+      return;
+    }
+    this.rejoinWaiting(feed);
+    if (this.clock.nowMs() - feed.kvCheckedMs >= (this.options.aheadCheckMs ?? 1000)) {
+      feed.kvCheckedMs = this.clock.nowMs();
+      void this.checkAhead(feed);
     }
   }
 
-  /** A quiet stream whose KV entry moved above what was delivered (updates the relay never published): resync from it. */
-  private async checkAhead(session: Session): Promise<void> {
-    const token = session.token;
-    const entry = await this.readEntry(session).catch((e: unknown) => (this.report(e), undefined));
-    if (entry === undefined || token !== session.token || session.phase !== 'running') return;
-    const at = session.lastSeq ?? session.entry?.sequence ?? 0n;
+  /** A reader subscribed: it joins a running feed that is carried, or waits for the feed to start or be carried again. */
+  private admit(feed: BusFeed, reader: FeedReader): void {
+    if (this.closed || feed.phase === 'closed' || !feed.readers.has(reader) || reader.up) return;
+    if (feed.phase === 'waiting') return this.check(feed);
+    if (feed.phase === 'running' && this.carriedNow(feed)) this.rejoinWaiting(feed);
+    // starting: joined when it runs; not carried: joined when a heartbeat carries it again.
+  }
+
+  /** Readers of a running feed that are not up join it: with the anchor and the tail, or, when the tail overflowed, a new consumer from the KV entry. */
+  private rejoinWaiting(feed: BusFeed): void {
+    let waiting = false;
+    for (const r of feed.readers) if (!r.up) waiting = true;
+    if (!waiting) return;
+    if (feed.tail === undefined) {
+      // Every reader resyncs from a new consumer read from the current KV entry (stale meanwhile).
+      this.stop(feed, `more than ${MAX_TAIL} updates to replay: restarting ${feed.key} from its KV entry`);
+      void this.start(feed);
+      return;
+    }
+    const generation = ++this.generation;
+    for (const r of feed.readers) if (!r.up) feed.join(r, this.subscriptionId(feed), generation);
+  }
+
+  /** Every reader starts again from the anchor and the tail, without touching the consumer. */
+  private rejoinAll(feed: BusFeed): void {
+    const generation = ++this.generation;
+    for (const r of feed.readers) feed.join(r, this.subscriptionId(feed), generation);
+  }
+
+  private subscriptionId(feed: BusFeed): string {
+    return `${feed.subject}@${feed.anchor?.jsStartSeq ?? 0}`;
+  }
+
+  /**
+   * Compares a running feed's KV entry with what was delivered: a newer entry at or below it
+   * moves the anchor (the tail stays short); one above the last seq delivered at two checks in
+   * a row (the relay resynced past updates it never published, and the stream is quiet since)
+   * sends `resync_required`.
+   */
+  private async checkAhead(feed: BusFeed): Promise<void> {
+    const token = feed.token;
+    const entry = await this.readEntry(feed).catch((e: unknown) => (this.report(e), undefined));
+    if (entry === undefined || token !== feed.token || feed.phase !== 'running') return;
+    const at = feed.lastSeq ?? feed.anchor?.sequence ?? 0n;
     if (entry.sequence <= at) {
-      session.aheadMark = undefined;
+      feed.aheadMark = undefined;
+      if (feed.gapTo === undefined || entry.sequence >= feed.gapTo - 1n) feed.reanchor(entry);
       return;
     }
     const mark = String(at);
-    if (session.aheadMark !== mark) {
-      session.aheadMark = mark;
+    if (feed.aheadMark !== mark) {
+      feed.aheadMark = mark;
       return;
     }
-    session.aheadMark = undefined;
-    session.subscriber.next({ kind: 'resync_required', reason: `the snapshot of ${session.key} is at ${entry.sequence}, the subject stopped at ${at}` });
+    feed.aheadMark = undefined;
+    const reason = `the snapshot of ${feed.key} is at ${entry.sequence}, the subject stopped at ${at}`;
+    for (const r of feed.readers) if (r.up) r.subscriber.next({ kind: 'resync_required', reason });
   }
 
-  private async start(session: Session): Promise<void> {
-    session.phase = 'starting';
-    const token = ++session.token;
-    const entry = await this.readEntry(session).catch((e: unknown) => (this.report(e), undefined));
-    if (token !== session.token || session.phase !== 'starting') return;
+  private async start(feed: BusFeed): Promise<void> {
+    feed.phase = 'starting';
+    const token = ++feed.token;
+    const entry = await this.readEntry(feed).catch((e: unknown) => (this.report(e), undefined));
+    if (token !== feed.token || feed.phase !== 'starting') return;
     if (entry === undefined) {
-      session.phase = 'waiting';
+      feed.phase = 'waiting';
       return;
     }
-    await this.startConsumer(session, entry);
+    await this.startConsumer(feed, entry);
   }
 
-  /** A new generation: an ordered consumer from the entry's `jsStartSeq`, then `subscribed`. */
-  private async startConsumer(session: Session, entry: SnapshotRecord): Promise<void> {
-    this.stopConsumer(session);
-    const token = ++session.token;
-    session.phase = 'starting';
+  /** A new generation: an ordered consumer from the entry's `jsStartSeq`, then `subscribed` to every reader. */
+  private async startConsumer(feed: BusFeed, entry: SnapshotRecord): Promise<void> {
+    this.stopConsumer(feed);
+    const token = ++feed.token;
+    feed.phase = 'starting';
     let messages: ConsumerMessages;
+    let consumer: Consumer | undefined;
     try {
       const mods = await loadNats();
-      const consumer = await this.js!.consumers.get(this.names.stream, { filter_subjects: session.subject, deliver_policy: mods.jetstream.DeliverPolicy.StartSequence, opt_start_seq: entry.jsStartSeq });
-      if (token !== session.token) return;
-      messages = await consumer.consume({ max_messages: PULL_BATCH, callback: (m) => this.onMessage(session, token, m) });
+      consumer = await this.js!.consumers.get(this.names.stream, {
+        filter_subjects: feed.subject,
+        deliver_policy: mods.jetstream.DeliverPolicy.StartSequence,
+        opt_start_seq: entry.jsStartSeq,
+        inactive_threshold: CONSUMER_INACTIVE_MS,
+      });
+      if (token !== feed.token) return void deleteConsumer(undefined, consumer);
+      messages = await consumer.consume({ max_messages: PULL_BATCH, callback: (m) => this.onMessage(feed, token, m) });
     } catch (e) {
-      if (token === session.token && session.phase === 'starting') session.phase = 'waiting';
+      void deleteConsumer(undefined, consumer);
+      if (token === feed.token && feed.phase === 'starting') feed.phase = 'waiting';
       this.report(e);
       return;
     }
-    if (token !== session.token) {
-      void messages.close();
-      return;
-    }
-    session.messages = messages;
-    session.phase = 'running';
-    session.entry = entry;
-    session.served = false;
-    session.lastSeq = undefined;
-    session.gapTo = undefined;
-    session.aheadMark = undefined;
-    session.up = true;
-    const generation = ++this.generation;
-    session.subscriber.next({ kind: 'subscribed', subscriptionId: `${session.subject}@${entry.jsStartSeq}`, generation });
+    if (token !== feed.token) return void deleteConsumer(messages, consumer);
+    feed.messages = messages;
+    feed.consumer = consumer;
+    feed.phase = 'running';
+    feed.begin(entry);
+    this.rejoinAll(feed);
   }
 
-  private onMessage(session: Session, token: number, m: JsMsg): void {
-    if (token !== session.token) return;
+  private onMessage(feed: BusFeed, token: number, m: JsMsg): void {
+    if (token !== feed.token) return;
     let seq: bigint;
     let timestampNs: bigint;
     let data: unknown;
@@ -423,30 +479,27 @@ export class BusSource implements ReplicaSource {
       data = m.json();
     } catch (e) {
       this.report(e);
-      session.subscriber.next({ kind: 'resync_required', reason: `unreadable message ${m.seq} on ${session.subject}: ${(e as Error).message}` });
+      const reason = `unreadable message ${m.seq} on ${feed.subject}: ${(e as Error).message}`;
+      for (const r of feed.readers) if (r.up) r.subscriber.next({ kind: 'resync_required', reason });
       return;
     }
-    const receivedAtNs = this.clock.nowNs();
-    if (session.lastSeq !== undefined && seq > session.lastSeq + 1n) session.gapTo = seq;
-    if (session.lastSeq === undefined || seq > session.lastSeq) session.lastSeq = seq;
-    session.subscriber.next({ kind: 'update', seq, timestampNs, receivedAtNs, data });
+    feed.deliver({ kind: 'update', seq, timestampNs, receivedAtNs: this.clock.nowNs(), data });
   }
 
-  private stop(session: Session, reason: string): void {
-    if (session.phase === 'closed') return;
-    session.token++;
-    this.stopConsumer(session);
-    session.phase = 'waiting';
-    if (session.up) {
-      session.up = false;
-      session.subscriber.next({ kind: 'disconnected', reason });
-    }
+  private stop(feed: BusFeed, reason: string): void {
+    if (feed.phase === 'closed') return;
+    feed.token++;
+    this.stopConsumer(feed);
+    feed.phase = 'waiting';
+    feed.disconnect(reason);
   }
 
-  private stopConsumer(session: Session): void {
-    const m = session.messages;
-    session.messages = undefined;
-    if (m !== undefined) void m.close().catch(() => undefined);
+  /** Stops reading and deletes the JetStream consumer (its `inactive_threshold` removes it when the server cannot be told). */
+  private stopConsumer(feed: BusFeed): void {
+    const { messages, consumer } = feed;
+    feed.messages = undefined;
+    feed.consumer = undefined;
+    void deleteConsumer(messages, consumer);
   }
 
   private async bucket(): Promise<KV> {
@@ -457,26 +510,23 @@ export class BusSource implements ReplicaSource {
     return this.kv;
   }
 
-  private async readEntry(session: Session): Promise<SnapshotRecord | undefined> {
-    const e = await (await this.bucket()).get(session.kvKey);
+  private async readEntry(feed: BusFeed): Promise<SnapshotRecord | undefined> {
+    const e = await (await this.bucket()).get(feed.kvKey);
     if (e === null || e.operation !== 'PUT') return undefined;
     const record = decodeSnapshotRecord(e.string());
-    if (record.streamKey !== session.key) throw new Error(`KV entry ${session.kvKey} holds stream ${record.streamKey}, expected ${session.key}`);
+    if (record.streamKey !== feed.key) throw new Error(`KV entry ${feed.kvKey} holds stream ${record.streamKey}, expected ${feed.key}`);
     return record;
   }
 
-  private sessionOf(operation: SnapshotOperationName, params: ParamValues): Session | undefined {
+  /** The feed a snapshot request is for (each channel has its own snapshot operation). */
+  private feedOf(operation: SnapshotOperationName, params: ParamValues): BusFeed | undefined {
     const { cursor: _cursor, ...rest } = params;
     const wanted = JSON.stringify(rest);
-    let found: Session | undefined;
-    for (const s of this.sessions) {
-      const spec = CHANNELS[s.channel];
-      if (spec.snapshot !== operation || JSON.stringify(spec.snapshotParams(s.scope)) !== wanted) continue;
-      // Two replicas of one stream (e.g. `account()` and `balances()`): the one whose generation awaits its first snapshot first.
-      const rank = (x: Session) => (x.phase === 'running' ? (x.served ? 1 : 2) : 0);
-      if (found === undefined || rank(s) > rank(found)) found = s;
+    for (const feed of this.feeds.values()) {
+      const spec = CHANNELS[feed.channel];
+      if (spec.snapshot === operation && JSON.stringify(spec.snapshotParams(feed.scope)) === wanted) return feed;
     }
-    return found;
+    return undefined;
   }
 
   private report(error: unknown): void {
@@ -486,6 +536,12 @@ export class BusSource implements ReplicaSource {
       // A failing hook must not take the source down.
     }
   }
+}
+
+/** Closes a consumer's message loop, then deletes the consumer on the server; failures are left to `inactive_threshold`. */
+async function deleteConsumer(messages: ConsumerMessages | undefined, consumer: Consumer | undefined): Promise<void> {
+  await messages?.close().catch(() => undefined);
+  await consumer?.delete().catch(() => undefined);
 }
 
 function pageOf(entry: SnapshotRecord): SnapshotPage {

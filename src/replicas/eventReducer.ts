@@ -20,7 +20,10 @@ export const DEFAULT_RECENT_LIMIT = 100;
 
 /** What consumers see of an event stream's state. */
 export interface EventLog<T> {
-  /** The newest records delivered, oldest first. */
+  /**
+   * The newest records of the stream at the replica's position (the snapshot's, then each
+   * update's), oldest first: what the exchange's newest page shows at that `seq`.
+   */
   readonly recent: readonly T[];
   /** The `sequence` of the last record delivered (the watermark), undefined before any. */
   readonly lastSequence: bigint | undefined;
@@ -97,11 +100,18 @@ export function createEventReducer<T>(spec: EventChannelSpec<T>, options: EventR
     },
 
     apply(state, data) {
-      const fresh = ascending(spec.recordsOf(data)).filter((r) => state.lastSequence === undefined || seqOf(r) > state.lastSequence);
-      if (fresh.length === 0) return state;
+      const records = ascending(spec.recordsOf(data));
+      // `recent` follows the stream position: after a snapshot older than the watermark (a
+      // source that replays, a REST answer behind the stream) the updates folded on it bring
+      // back records already delivered; they belong in `recent`, not in `delivered`.
+      const newestKept = state.recent.length === 0 ? undefined : seqOf(state.recent[state.recent.length - 1]!);
+      const kept = newestKept === undefined ? records : records.filter((r) => seqOf(r) > newestKept);
+      const watermark = state.lastSequence;
+      const fresh = watermark === undefined ? records : records.filter((r) => seqOf(r) > watermark);
+      if (kept.length === 0 && fresh.length === 0) return state;
       return {
-        recent: keepRecent([...state.recent, ...fresh]),
-        lastSequence: seqOf(fresh[fresh.length - 1]!),
+        recent: kept.length === 0 ? state.recent : keepRecent([...state.recent, ...kept]),
+        lastSequence: fresh.length === 0 ? state.lastSequence : seqOf(fresh[fresh.length - 1]!),
         delivered: asItems(fresh),
       };
     },

@@ -1,8 +1,9 @@
 /**
  * A consumer process of the bus tests: a BusClient holding a ReplicaFleet (books, BBO,
  * stats, trades, funding, an account), driven by lines on stdin, answering JSON lines:
- * - `status`: {type:'status', allLive, notLive, sawStale, resyncs, errors}
+ * - `status`: {type:'status', allLive, notLive, sawStale, resyncs, relays (the relay ids its heartbeats list), errors}
  * - `reset`: forgets that a replica was seen stale
+ * - `exit`: closes the client (its JetStream consumers are deleted), then exits
  * - `checkpoint`: with the simulator paused, the fleet's checkpoint against the truth (read
  *   from the simulator's REST API, which answers from the same engine): {type:'checkpoint', ...}
  * Args: natsUrl prefix simRestUrl specJson.
@@ -78,7 +79,10 @@ async function checkpoint(): Promise<void> {
 
 createInterface({ input: process.stdin }).on('line', (line) => {
   const cmd = line.trim();
-  if (cmd === 'status') out({ type: 'status', allLive: fleet.allLive(), notLive: fleet.notLive(), sawStale, staleSeen: staleSeen.slice(-3), resyncs: client.resyncCounts(), errors: errors.slice(-5), observableErrors: fleet.observableErrors });
+  if (cmd === 'status') {
+    const relays = [...new Set(client.bus.carried().flatMap((s) => s.relays.map((r) => r.relayId)))].sort();
+    out({ type: 'status', allLive: fleet.allLive(), notLive: fleet.notLive(), sawStale, staleSeen: staleSeen.slice(-3), resyncs: client.resyncCounts(), relays, errors: errors.slice(-5), observableErrors: fleet.observableErrors });
+  }
   else if (cmd === 'reset') {
     sawStale = false;
     out({ type: 'reset' });

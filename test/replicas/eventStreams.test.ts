@@ -140,6 +140,26 @@ describe('event streams', () => {
     expect(seqs(t.items)).toEqual(range(21, 41));
   });
 
+  it('recent follows the stream position when the snapshot is older than what was delivered (a feed that replays after a reconnect)', async () => {
+    t = setup();
+    t.server.addTrades(30);
+    t.server.streamSeq = 5;
+    t.stream.subscribed();
+    await t.snapshots(1);
+    t.publish(1); // seq 6: trade 31, delivered
+    t.stream.disconnected('reset');
+    // REST still answers at seq 5 (trades up to 30); the feed replays seq 6, then seq 7 (trade 32).
+    t.fetcher.auto = () => ({ data: range(21, 30).reverse().map(trade), sequence: '5', next_cursor: '21' });
+    t.stream.subscribed();
+    t.stream.update(6, { trades: [trade(31)] });
+    t.publish(1);
+    const second = await t.snapshots(2);
+    expect(second.seq).toBe(7n);
+    expect(second.state.recent.map((r) => Number(r.sequence))).toEqual(range(21, 32));
+    expect(second.state.lastSequence).toBe(32n);
+    expect(seqs(t.items)).toEqual(range(21, 32));
+  });
+
   it('exactly once, in order, with full history: never a gap, never a repeat (property)', async () => {
     type Op = { kind: 'publish'; n: number; deliver: boolean } | { kind: 'resync' } | { kind: 'reconnect' };
     const op: fc.Arbitrary<Op> = fc.oneof(
