@@ -248,7 +248,11 @@ export class BusSource implements ReplicaSource {
     // updates it lacks were delivered before this request), or, when the tail overflowed,
     // the consumer reads the subject again from the entry. Not awaited: this request ends now.
     if (feed.tail !== undefined) this.rejoinAll(feed);
-    else void this.startConsumer(feed, fresh);
+    else {
+      // The readers are stale until the new consumer runs (never live on a feed that may not start).
+      this.stop(feed, `more than ${MAX_TAIL} updates to replay: restarting ${feed.key} from its KV entry`);
+      void this.startConsumer(feed, fresh);
+    }
     throw new AbortedError(`${feed.key}: restarted from snapshot ${feed.anchor.sequence}`, { stream: feed.key });
   }
 
