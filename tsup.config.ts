@@ -42,6 +42,17 @@ const DECLARATIONS: ReadonlyArray<{ out: string; config: EntryPointConfig }> = [
 /** Output folder: `dist`, or `BUILD_OUT_DIR` (the package test builds into a temporary folder). */
 const outDir = process.env.BUILD_OUT_DIR ?? 'dist';
 
+/**
+ * dts-bundle-generator keeps named imports of external modules but drops a namespace import
+ * (`import * as z from 'zod/mini'`, the only form that lets a bundler keep zod/mini small),
+ * while the declarations still name `z.ZodMini...`: put the import back where `z.` is used.
+ */
+const ZOD_NAMESPACE_IMPORT = "import * as z from 'zod/mini';\n";
+
+function withZodImport(text: string): string {
+  return /\bz\.[A-Za-z$]/.test(text) && !text.includes(ZOD_NAMESPACE_IMPORT) ? ZOD_NAMESPACE_IMPORT + text : text;
+}
+
 function writeDeclarations(): void {
   const bundles = generateDtsBundle(
     DECLARATIONS.map((d) => d.config),
@@ -50,7 +61,7 @@ function writeDeclarations(): void {
   DECLARATIONS.forEach(({ out }, i) => {
     const file = join(outDir, out);
     mkdirSync(dirname(file), { recursive: true });
-    for (const ext of ['.d.ts', '.d.cts']) writeFileSync(file + ext, bundles[i]!);
+    for (const ext of ['.d.ts', '.d.cts']) writeFileSync(file + ext, withZodImport(bundles[i]!));
   });
 }
 

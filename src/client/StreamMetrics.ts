@@ -1,5 +1,5 @@
 /**
- * Latency and staleness histograms per stream (hdr-histogram-js through LatencyTracker).
+ * Latency and staleness histograms per stream (LatencyTracker).
  * Latency: server send time (`timestamp_ns`) to local receive time, per update. Staleness:
  * how old a replica's newest data was when the next update replaced it (receive time minus
  * the previous update's server time), i.e. the worst age a reader could have seen.

@@ -20,8 +20,8 @@
  * Every bigint travels as a decimal string; JetStream sequences are JSON numbers (they are
  * numbers in the NATS clients).
  */
-import { z } from 'zod';
-import { CHANNELS, isChannelName, streamKey, validateScope, type ChannelName, type OperationName, type Scope } from '../protocol';
+import * as z from 'zod/mini';
+import { CHANNELS, isChannelName, safeParse, streamKey, validateScope, type ChannelName, type OperationName, type Scope } from '../protocol';
 
 /** Version of the formats below; a reader refuses a record of another version. */
 export const BUS_FORMAT_VERSION = 1;
@@ -215,20 +215,20 @@ export interface SnapshotRecord {
   readonly relayId: string;
 }
 
-const Decimal = z.string().regex(DECIMAL, 'expected a decimal integer string');
+const Decimal = z.string().check(z.regex(DECIMAL, 'expected a decimal integer string'));
 const ScopeSchema = z.record(z.string(), z.union([z.number(), z.boolean(), z.string()]));
 const SnapshotRecordSchema = z.object({
   v: z.literal(BUS_FORMAT_VERSION),
-  streamKey: z.string().min(1),
-  channel: z.string().refine(isChannelName, 'expected a channel name'),
+  streamKey: z.string().check(z.minLength(1)),
+  channel: z.string().check(z.refine(isChannelName, 'expected a channel name')),
   scope: ScopeSchema,
-  subject: z.string().min(1),
-  operation: z.string().min(1),
+  subject: z.string().check(z.minLength(1)),
+  operation: z.string().check(z.minLength(1)),
   sequence: Decimal,
   timestampNs: Decimal,
   data: z.unknown(),
-  jsStream: z.string().min(1),
-  jsStartSeq: z.number().int().min(1),
+  jsStream: z.string().check(z.minLength(1)),
+  jsStartSeq: z.number().check(z.int(), z.gte(1)),
   writtenAtNs: Decimal,
   relayId: z.string(),
 });
@@ -245,7 +245,7 @@ export function encodeSnapshotRecord(r: SnapshotRecord): string {
  * @throws Error naming what is wrong.
  */
 export function decodeSnapshotRecord(text: string): SnapshotRecord {
-  const parsed = SnapshotRecordSchema.safeParse(JSON.parse(text));
+  const parsed = safeParse(SnapshotRecordSchema, JSON.parse(text));
   if (!parsed.success) throw new Error(`invalid snapshot record: ${parsed.error.issues.map((i) => `${i.path.join('.') || '$'}: ${i.message}`).join('; ')}`);
   const p = parsed.data;
   const channel = p.channel as ChannelName;
@@ -315,30 +315,30 @@ export interface Heartbeat {
   readonly streams: readonly HeartbeatStream[];
 }
 
-const NullableDecimal = Decimal.nullable();
+const NullableDecimal = z.nullable(Decimal);
 const HeartbeatSchema = z.object({
   v: z.literal(BUS_FORMAT_VERSION),
   relayId: z.string(),
   state: z.enum(['running', 'closing']),
   atNs: Decimal,
-  intervalMs: z.number().positive(),
-  snapshotRefreshMs: z.number().positive(),
+  intervalMs: z.number().check(z.positive()),
+  snapshotRefreshMs: z.number().check(z.positive()),
   feed: z.string(),
   jsStream: z.string(),
   bucket: z.string(),
   streams: z.array(
     z.object({
       streamKey: z.string(),
-      channel: z.string().refine(isChannelName, 'expected a channel name'),
+      channel: z.string().check(z.refine(isChannelName, 'expected a channel name')),
       scope: ScopeSchema,
       subject: z.string(),
       snapshotKey: z.string(),
       status: z.enum(['syncing', 'live', 'resyncing', 'stale', 'failed']),
       publishedSeq: NullableDecimal,
       snapshotSequence: NullableDecimal,
-      published: z.number().int().min(0),
-      duplicates: z.number().int().min(0),
-      syncs: z.number().int().min(0),
+      published: z.number().check(z.int(), z.gte(0)),
+      duplicates: z.number().check(z.int(), z.gte(0)),
+      syncs: z.number().check(z.int(), z.gte(0)),
     }),
   ),
 });
@@ -354,7 +354,7 @@ export function encodeHeartbeat(h: Heartbeat): string {
 
 /** Reads a heartbeat payload. @throws Error naming what is wrong. */
 export function decodeHeartbeat(text: string): Heartbeat {
-  const parsed = HeartbeatSchema.safeParse(JSON.parse(text));
+  const parsed = safeParse(HeartbeatSchema, JSON.parse(text));
   if (!parsed.success) throw new Error(`invalid heartbeat: ${parsed.error.issues.map((i) => `${i.path.join('.') || '$'}: ${i.message}`).join('; ')}`);
   const p = parsed.data;
   return {

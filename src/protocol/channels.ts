@@ -4,7 +4,7 @@
  * replica folds updates (its kind, with the kind's parameters). Consumed by the router, the
  * replicas (which pick their reducer by kind), the simulator's feed and the CLI.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { RESOLUTIONS, type Resolution } from './enums';
 import { Address, NonNegInt32 } from './scalars';
 import * as R from './records';
@@ -39,7 +39,7 @@ export const SCOPE_SCHEMAS = {
   interval: z.enum(RESOLUTIONS),
   address: Address,
   subaccount_id: NonNegInt32,
-} as const satisfies Record<ScopeKey, z.ZodType>;
+} as const satisfies Record<ScopeKey, z.ZodMiniType>;
 
 /**
  * Where a `replace` channel's snapshot answer holds the scope's record: `answer` it is the
@@ -89,7 +89,7 @@ export type ChannelDef = {
   readonly scopeKeys: readonly ScopeKey[];
   /** Perp-only market channels (`is_perps` is implied). */
   readonly perpOnly: boolean;
-  readonly data: z.ZodType;
+  readonly data: z.ZodMiniType;
   readonly snapshot: SnapshotOperationName;
   /** REST parameters of the snapshot for a scope. */
   snapshotParams(scope: Scope): ParamValues;

@@ -6,9 +6,10 @@
  * key at fault. Existence of a scope's market or account is not the protocol's business:
  * the server checks it afterwards.
  */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { SCOPE_KEYS, validateScope, type Scope } from './channels';
 import { CLIENT_FRAME_TYPES, ClientFrame, type FeedErrorCode, type SubscribeFrame } from './frames';
+import { safeParse } from './safeParse';
 
 /** Why a client frame was refused: the `error` frame the server answers with, and the key at fault. */
 export interface ClientFrameError {
@@ -55,7 +56,7 @@ export function parseClientFrame(text: string): ClientFrameResult {
   const raw = value as Record<string, unknown>;
   if (typeof raw.request_id !== 'string') return refuse('INVALID_MESSAGE', 'the frame has no string request_id', 'request_id');
   const requestId = raw.request_id;
-  const r = ClientFrame.safeParse(raw);
+  const r = safeParse(ClientFrame, raw);
   if (!r.success) return explain(raw, requestId, r.error.issues);
   const frame = r.data;
   if (frame.type === 'subscribe') {

@@ -1,5 +1,5 @@
 /** Enumerations of the exchange API (section 2.2 of exchange-api-v1.md). */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 export const MARKET_TYPES = ['spot', 'perp'] as const;
 export const MarketType = z.enum(MARKET_TYPES);

@@ -2,7 +2,7 @@
  * Feed frames (streaming-protocol.md sections 2 and 3) and feed error codes
  * (exchange-api-v1.md section 7.2).
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { CHANNEL_NAMES } from './channelNames';
 import { SCOPE_SCHEMAS } from './channels';
 import { TimestampNs, Uint64 } from './scalars';
@@ -36,11 +36,11 @@ export const SubscribeFrame = z.strictObject({
   type: z.literal('subscribe'),
   request_id: z.string(),
   channel: z.enum(CHANNEL_NAMES),
-  market_id: SCOPE_SCHEMAS.market_id.optional(),
-  is_perps: SCOPE_SCHEMAS.is_perps.optional(),
-  interval: SCOPE_SCHEMAS.interval.optional(),
-  address: SCOPE_SCHEMAS.address.optional(),
-  subaccount_id: SCOPE_SCHEMAS.subaccount_id.optional(),
+  market_id: z.optional(SCOPE_SCHEMAS.market_id),
+  is_perps: z.optional(SCOPE_SCHEMAS.is_perps),
+  interval: z.optional(SCOPE_SCHEMAS.interval),
+  address: z.optional(SCOPE_SCHEMAS.address),
+  subaccount_id: z.optional(SCOPE_SCHEMAS.subaccount_id),
 });
 /** Unsubscribe; other keys are ignored. */
 export const UnsubscribeFrame = z.object({ type: z.literal('unsubscribe'), request_id: z.string(), subscription_id: z.string() });
@@ -61,7 +61,7 @@ export const PongFrame = z.strictObject({ type: z.literal('pong'), request_id: z
 /** `data` is checked against the channel's schema by the router, not here. */
 export const UpdateFrame = z.strictObject({ type: z.literal('update'), subscription_id: z.string(), channel: z.string(), seq: Uint64, timestamp_ns: TimestampNs, data: z.unknown() });
 export const ResyncRequiredFrame = z.strictObject({ type: z.literal('resync_required'), subscription_id: z.string(), channel: z.string(), reason: z.enum(RESYNC_REASONS) });
-export const ErrorFrame = z.strictObject({ type: z.literal('error'), request_id: z.string(), subscription_id: z.string().nullable(), code: z.string(), error: z.string() });
+export const ErrorFrame = z.strictObject({ type: z.literal('error'), request_id: z.string(), subscription_id: z.nullable(z.string()), code: z.string(), error: z.string() });
 
 export const ServerFrame = z.discriminatedUnion('type', [SubscribedFrame, UnsubscribedFrame, PongFrame, UpdateFrame, ResyncRequiredFrame, ErrorFrame]);
 export type SubscribedFrame = z.infer<typeof SubscribedFrame>;

@@ -14,6 +14,7 @@ export * from './frames';
 export * from './clientFrameCodec';
 export * from './serverFrameWriter';
 export * from './validate';
+export * from './safeParse';
 export * from './decode';
 export * from './frameSubscriptionId';
 export * from './fastDecode';

@@ -3,14 +3,14 @@
  * 4.2, and 3 unversioned, section 4.3) described once, as data. The REST client, the
  * simulator's REST server, the CLI and the docs are all derived from it.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { MARKET_TYPE_FILTERS, MARKET_TYPES, ORDER_STATUS_FILTERS, RESOLUTIONS, ROLE_FILTERS, SIDE_FILTERS, TRANSFER_KIND_FILTERS } from './enums';
 import type { ParamRule, ParamSpec, ParamSpecs } from './params';
 import * as R from './records';
 import type { ChannelName } from './channelNames';
 
 /** One REST operation. */
-export interface OperationDef<P extends ParamSpecs = ParamSpecs, D extends z.ZodType = z.ZodType> {
+export interface OperationDef<P extends ParamSpecs = ParamSpecs, D extends z.ZodMiniType = z.ZodMiniType> {
   readonly name: string;
   readonly path: string;
   /** Versioned operations answer with the envelope; unversioned ones with a bare body. */
@@ -52,7 +52,7 @@ const exclusiveWithPaging = (key: string): ParamRule => (p) =>
  * Builds one table entry. `versioned` and `snapshotOf` keep their literal types so the REST
  * client can type each answer (envelope or bare record, with or without `sequence`).
  */
-function op<const P extends Record<string, ParamSpec>, D extends z.ZodType, const V extends boolean = true, const S extends ChannelName | undefined = undefined>(def: {
+function op<const P extends Record<string, ParamSpec>, D extends z.ZodMiniType, const V extends boolean = true, const S extends ChannelName | undefined = undefined>(def: {
   name: string;
   path: string;
   versioned?: V;

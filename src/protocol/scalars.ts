@@ -3,10 +3,10 @@
  *
  * Quantities travel as decimal strings and stay strings in every record: nothing in this
  * module converts them to `number`, so no precision is ever lost. Use `units/` (bigint)
- * to compute with them.
+ * to compute with them. Schemas are zod/mini (functional API, so a bundle keeps only what it uses).
  */
 import bs58 from 'bs58';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 export const UINT64_MAX = (1n << 64n) - 1n;
 export const INT64_MIN = -(1n << 63n);
@@ -55,46 +55,49 @@ export function isBase58OfLength(s: string, length: number): boolean {
   return bytes !== undefined && bytes.length === length && bs58.encode(bytes) === s;
 }
 
-export const Uint64 = z.string().refine(isUint64String, {
-  message: 'expected an unsigned 64-bit integer as a decimal string (0 to 18446744073709551615)',
-});
+export const Uint64 = z.string().check(
+  z.refine(isUint64String, { message: 'expected an unsigned 64-bit integer as a decimal string (0 to 18446744073709551615)' }),
+);
 export type Uint64 = z.infer<typeof Uint64>;
 
-export const Int64 = z.string().refine(isInt64String, {
-  message: 'expected a signed 64-bit integer as a decimal string (-9223372036854775808 to 9223372036854775807)',
-});
+export const Int64 = z.string().check(
+  z.refine(isInt64String, { message: 'expected a signed 64-bit integer as a decimal string (-9223372036854775808 to 9223372036854775807)' }),
+);
 export type Int64 = z.infer<typeof Int64>;
 
-export const TimestampNs = z.string().refine(isUint64String, {
-  message: 'expected Unix nanoseconds as an unsigned 64-bit decimal string',
-});
+export const TimestampNs = z.string().check(z.refine(isUint64String, { message: 'expected Unix nanoseconds as an unsigned 64-bit decimal string' }));
 export type TimestampNs = z.infer<typeof TimestampNs>;
 
-export const NullableUint64 = Uint64.nullable();
+export const NullableUint64 = z.nullable(Uint64);
 export type NullableUint64 = z.infer<typeof NullableUint64>;
 
 export const ADDRESS_BYTES = 32;
 export const ORDER_ID_BYTES = 28;
 
-export const Address = z.string().refine((s) => isBase58OfLength(s, ADDRESS_BYTES), {
-  message: 'expected an address: base58 text that decodes to exactly 32 bytes',
-});
+export const Address = z.string().check(
+  z.refine((s) => isBase58OfLength(s, ADDRESS_BYTES), { message: 'expected an address: base58 text that decodes to exactly 32 bytes' }),
+);
 export type Address = z.infer<typeof Address>;
 
-export const OrderId = z.string().refine((s) => isBase58OfLength(s, ORDER_ID_BYTES), {
-  message: 'expected an order id: canonical base58 of exactly 28 bytes',
-});
+export const OrderId = z.string().check(
+  z.refine((s) => isBase58OfLength(s, ORDER_ID_BYTES), { message: 'expected an order id: canonical base58 of exactly 28 bytes' }),
+);
 export type OrderId = z.infer<typeof OrderId>;
 
-export const TokenId = z.string().min(1, 'expected a non-empty token id');
+export const TokenId = z.string().check(z.minLength(1, 'expected a non-empty token id'));
 export type TokenId = z.infer<typeof TokenId>;
 
-export const Cursor = z.string().min(1, 'expected a non-empty opaque cursor');
+export const Cursor = z.string().check(z.minLength(1, 'expected a non-empty opaque cursor'));
 export type Cursor = z.infer<typeof Cursor>;
 
-export const Int32 = z.number().int().min(INT32_MIN).max(INT32_MAX);
-export const NonNegInt32 = z.number().int().min(0).max(INT32_MAX);
-export const PositiveInt32 = z.number().int().min(1).max(INT32_MAX);
+/** An integer within [min, max] (classic zod's `z.number().int().min(min).max(max)`). */
+function integerIn(min: number, max: number) {
+  return z.number().check(z.int(), z.gte(min), z.lte(max));
+}
+
+export const Int32 = integerIn(INT32_MIN, INT32_MAX);
+export const NonNegInt32 = integerIn(0, INT32_MAX);
+export const PositiveInt32 = integerIn(1, INT32_MAX);
 /** int64 carried as a JSON number (Unix ms); kept within the safe-integer range. */
-export const Int64Number = z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
-export const NonNegInteger = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+export const Int64Number = integerIn(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+export const NonNegInteger = integerIn(0, Number.MAX_SAFE_INTEGER);

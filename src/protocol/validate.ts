@@ -8,9 +8,11 @@
  * (missing field, wrong type, bad range) is always a rejection. The check costs nothing
  * extra when the value is clean: the strict schema runs first. Validation never throws: should
  * zod itself ever throw (it is not expected to, whatever the value's size), that is a
- * rejection too, the thrown error as the `cause` of the ZodError.
+ * rejection too, the thrown error as the `cause` of the zod error.
  */
-import { z } from 'zod';
+import type * as z from 'zod/mini';
+import { $ZodRealError } from 'zod/v4/core';
+import { safeParse, safeParseUnworded } from './safeParse';
 
 export interface DriftReport {
   /** Where the unexpected keys were, e.g. `data[0]` or `data.bids[3]`. */
@@ -25,7 +27,7 @@ export interface ValidateOptions {
   readonly onDrift?: (report: DriftReport) => void;
 }
 
-export type ValidateResult<T> = { ok: true; value: T } | { ok: false; error: z.ZodError };
+export type ValidateResult<T> = { ok: true; value: T } | { ok: false; error: z.core.$ZodError };
 
 export function formatPath(path: readonly PropertyKey[]): string {
   let s = '';
@@ -34,12 +36,12 @@ export function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /** Validates `value` (which the caller owns: it may be mutated to drop keys). */
-export function validateWithDrift<S extends z.ZodType>(schema: S, value: unknown, opts: ValidateOptions = {}): ValidateResult<z.infer<S>> {
-  const first = safeParse(schema, value);
+export function validateWithDrift<S extends z.core.$ZodType>(schema: S, value: unknown, opts: ValidateOptions = {}): ValidateResult<z.infer<S>> {
+  // Unworded first: a dropped key costs no wording, only a rejection is worded (parsed again).
+  const first = parseNeverThrowing(safeParseUnworded, schema, value);
   if (first.success) return { ok: true, value: first.data };
-  if (opts.strict) return { ok: false, error: first.error };
   const issues = first.error.issues;
-  if (!issues.every((i) => i.code === 'unrecognized_keys')) return { ok: false, error: first.error };
+  if (opts.strict || !issues.every((i) => i.code === 'unrecognized_keys')) return reject(schema, value);
   for (const i of issues) {
     let target: unknown = value;
     for (const p of i.path) target = (target as Record<PropertyKey, unknown>)?.[p as PropertyKey];
@@ -48,23 +50,32 @@ export function validateWithDrift<S extends z.ZodType>(schema: S, value: unknown
     }
     opts.onDrift?.({ path: formatPath(i.path), keys: (i as { keys: string[] }).keys });
   }
-  const second = safeParse(schema, value);
-  return second.success ? { ok: true, value: second.data } : { ok: false, error: second.error };
+  const second = parseNeverThrowing(safeParseUnworded, schema, value);
+  return second.success ? { ok: true, value: second.data } : reject(schema, value);
 }
 
-/** `schema.safeParse(value)`, with anything it throws turned into a failure (the thrown error as `cause`). */
-function safeParse<S extends z.ZodType>(schema: S, value: unknown): { success: true; data: z.infer<S> } | { success: false; error: z.ZodError } {
+/** The rejection of `value`, its issues worded. */
+function reject<S extends z.core.$ZodType>(schema: S, value: unknown): ValidateResult<z.infer<S>> {
+  const worded = parseNeverThrowing(safeParse, schema, value);
+  // Not reached with a deterministic schema: it accepts now what it refused a moment ago.
+  return worded.success ? { ok: true, value: worded.data } : { ok: false, error: worded.error };
+}
+
+type Parse = <S extends z.core.$ZodType>(schema: S, value: unknown) => z.util.SafeParseResult<z.infer<S>>;
+
+/** `parse(schema, value)`, with anything it throws turned into a failure (the thrown error as `cause`). */
+function parseNeverThrowing<S extends z.core.$ZodType>(parse: Parse, schema: S, value: unknown): { success: true; data: z.infer<S> } | { success: false; error: z.core.$ZodError } {
   try {
-    return schema.safeParse(value);
+    return parse(schema, value);
   } catch (e) {
-    const error = new z.ZodError([{ code: 'custom', path: [], message: `the value could not be validated: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}` }]);
+    const error = new $ZodRealError([{ code: 'custom', path: [], message: `the value could not be validated: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}` }]);
     (error as Error).cause = e;
     return { success: false, error };
   }
 }
 
 /** A one-line summary of a zod error: the first few issues with their paths. */
-export function summarizeZodError(error: z.ZodError, max = 3): string {
+export function summarizeZodError(error: z.core.$ZodError, max = 3): string {
   const parts = error.issues.slice(0, max).map((i) => `${formatPath(i.path)}: ${i.message}`);
   if (error.issues.length > max) parts.push(`(+${error.issues.length - max} more)`);
   return parts.join('; ');

@@ -59,3 +59,19 @@ test('recordSince measures from a server timestamp given as Uint64 text', () => 
   const drift = Number(systemClock.nowNs() / 1_000_000n) - Date.now();
   expect(Math.abs(drift)).toBeLessThan(1000);
 });
+
+test('precision follows significantDigits: a percentile is at most 10^-digits above the true value', () => {
+  for (const significantDigits of [1, 2, 3, 4, 5] as const) {
+    const t = new LatencyTracker({ unit: 'ns', significantDigits });
+    for (let i = 0; i < 999; i++) t.record(123_456_789);
+    t.record(987_654_321_987); // the maximum: p50 is not clamped by it
+    const p50 = t.percentiles().p50;
+    expect(p50).toBeGreaterThanOrEqual(123_456_789);
+    expect(p50 - 123_456_789).toBeLessThanOrEqual(123_456_789 * 10 ** -significantDigits);
+  }
+});
+
+test('options are checked once, errors naming the field', () => {
+  expect(() => new LatencyTracker({ significantDigits: 6 as 5 })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_PARAMETER', param: 'significantDigits' }));
+  expect(() => new LatencyTracker({ unit: 'ms' as 'us' })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_PARAMETER', param: 'unit' }));
+});

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { z } from 'zod';
+import type * as z from 'zod/mini';
 import { CHANNELS, isChannelName } from '../../src/protocol/channels';
 import { decodeServerFrame } from '../../src/protocol/decode';
 import { decodeAndValidate, decodeAndValidateWithSchemas, fastDecodeServerFrame, scanHotUpdate, type FrameDecodeResult } from '../../src/protocol/fastDecode';
@@ -159,7 +159,7 @@ function reference(text: string, strict: boolean): { ok: boolean | undefined; fr
   if (!f.success) return { ok: strict ? false : undefined };
   const frame = f.data as Record<string, unknown>;
   if (frame.type !== 'update' || !isChannelName(frame.channel)) return { ok: true, frame };
-  const d = (CHANNELS[frame.channel].data as z.ZodType).safeParse(frame.data);
+  const d = CHANNELS[frame.channel].data.safeParse(frame.data);
   if (!d.success) return { ok: strict ? false : undefined };
   return { ok: true, frame: { ...frame, data: d.data } };
 }
@@ -212,7 +212,7 @@ describe('fastDecode', () => {
     expect(TRADE_FIELDS.map((f) => f[0])).toEqual(Object.keys(MIRRORED_SCHEMAS.Trade.shape));
     expect([...BOOK_KEYS]).toEqual(Object.keys(MIRRORED_SCHEMAS.OrderBook.shape));
     expect([...BBO_KEYS]).toEqual(Object.keys(MIRRORED_SCHEMAS.Bbo.shape));
-    expect([...TRADES_KEYS]).toEqual(Object.keys((CHANNELS.trades.data as z.ZodObject).shape));
+    expect([...TRADES_KEYS]).toEqual(Object.keys((CHANNELS.trades.data as z.ZodMiniObject).shape));
     for (const [key, kind] of TRADE_FIELDS) {
       const field = MIRRORED_SCHEMAS.Trade.shape[key];
       expect(field.safeParse(kind === 'uint64' ? '1' : true).success).toBe(true);

@@ -1,5 +1,5 @@
 /** Error mapping of the REST client: server error bodies, malformed answers, transport, timeout, abort, drift. */
-import { ZodError } from 'zod';
+import { $ZodError } from 'zod/v4/core';
 import { AbortedError, ResponseValidationError, RestApiError, RestTimeoutError, RestTransportError } from '../../src/errors';
 import { RestClient, type DriftEvent, type FetchLike } from '../../src/rest';
 import { HttpStub } from '../helpers/HttpStub';
@@ -78,7 +78,7 @@ describe('malformed successful answers', () => {
     stub.route('/v1/bbo', () => ({ json: { data: { bid: null, ask: { price_ticks: 5, size_base_lots: '1' } }, timestamp_ns: TS, sequence: '7' } }));
     const e = await failure(rest.bbo(BBO));
     expect(e).toBeInstanceOf(ResponseValidationError);
-    expect(e.cause).toBeInstanceOf(ZodError);
+    expect(e.cause).toBeInstanceOf($ZodError);
     expect(e.message).toContain('data.ask.price_ticks');
     stub.route('/v1/bbo', () => ({ json: { data: { bid: null, ask: null }, timestamp_ns: TS } }));
     await expect(rest.bbo(BBO)).rejects.toThrow(/sequence/);
@@ -163,7 +163,7 @@ describe('drift', () => {
     stub.route('/v1/bbo', () => ({ json: bboBody({ extra: 1 }) }));
     const e = await failure(r.bbo(BBO));
     expect(e).toBeInstanceOf(ResponseValidationError);
-    expect((e.cause as ZodError).issues[0]!.code).toBe('unrecognized_keys');
+    expect((e.cause as $ZodError).issues[0]!.code).toBe('unrecognized_keys');
     expect(drifts).toEqual([]);
   });
 });

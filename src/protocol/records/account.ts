@@ -2,15 +2,15 @@
  * Per-account records: subaccounts, balances, positions (exchange-api-v1.md section 2.3)
  * and the assumed Order and Fill records (streaming-protocol.md section 6).
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { MarginMode, MarketType, OrderStatus, PositionSide, Role, Side, SubaccountStatus } from '../enums';
 import { Address, Int64, NonNegInt32, OrderId, PositiveInt32, TimestampNs, TokenId, Uint64 } from '../scalars';
 
 export const Delegation = z.strictObject({
   delegate: Address,
   permissions: z.array(z.string()),
-  expires_at_ns: TimestampNs.optional(),
-  name: z.string().optional(),
+  expires_at_ns: z.optional(TimestampNs),
+  name: z.optional(z.string()),
 });
 export type Delegation = z.infer<typeof Delegation>;
 
@@ -50,7 +50,7 @@ export const Position = z.strictObject({
   side: PositionSide,
   size_base_lots: Uint64,
   entry_price_ticks: Uint64,
-  liquidation_price_ticks: Uint64.optional(),
+  liquidation_price_ticks: z.optional(Uint64),
   margin_mode: MarginMode,
   leverage: PositiveInt32,
   position_value_quote_lots: Uint64,

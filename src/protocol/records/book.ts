@@ -1,5 +1,5 @@
 /** Price levels, BBO, aggregated book and resting orders (exchange-api-v1.md section 2.3). */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { Side } from '../enums';
 import { Address, NonNegInt32, OrderId, Uint64 } from '../scalars';
 
@@ -10,8 +10,8 @@ export const PriceLevel = z.strictObject({
 export type PriceLevel = z.infer<typeof PriceLevel>;
 
 export const Bbo = z.strictObject({
-  bid: PriceLevel.nullable(),
-  ask: PriceLevel.nullable(),
+  bid: z.nullable(PriceLevel),
+  ask: z.nullable(PriceLevel),
 });
 export type Bbo = z.infer<typeof Bbo>;
 

@@ -1,5 +1,5 @@
 /** Trade candles and mark-price candles (exchange-api-v1.md section 2.3). */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { Int64Number, NonNegInteger, Uint64 } from '../scalars';
 
 export const LastCandle = z.strictObject({

@@ -3,7 +3,7 @@
  * exchange statistics. Transaction follows exchange-api-v1.md 2.3 and streaming-protocol.md 6;
  * the others are ASSUMED shapes (exchange-api-v1.md 2.5).
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { TransactionStatus } from '../enums';
 import { Address, NonNegInt32, NonNegInteger, TimestampNs, TokenId, Uint64 } from '../scalars';
 
@@ -16,9 +16,9 @@ export const Token = z.strictObject({
 export type Token = z.infer<typeof Token>;
 
 export const Transaction = z.strictObject({
-  hash: z.string().min(1),
+  hash: z.string().check(z.minLength(1)),
   status: TransactionStatus,
-  error: z.string().optional(),
+  error: z.optional(z.string()),
   block: z.string(),
   success: z.boolean(),
   timestamp_ms: NonNegInteger,
@@ -35,8 +35,8 @@ export type Block = z.infer<typeof Block>;
 
 export const SearchHit = z.strictObject({
   kind: z.enum(['address', 'transaction']),
-  address: Address.optional(),
-  hash: z.string().optional(),
+  address: z.optional(Address),
+  hash: z.optional(z.string()),
 });
 export type SearchHit = z.infer<typeof SearchHit>;
 

@@ -2,7 +2,7 @@
  * Account history records the API document names without showing (exchange-api-v1.md 2.5).
  * ASSUMED shapes, kept small: see streaming-protocol.md section 6.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { TransferKind } from '../enums';
 import { Address, Int64, Int64Number, NonNegInt32, TimestampNs, TokenId, Uint64 } from '../scalars';
 
@@ -10,7 +10,7 @@ export const FundingPayment = z.strictObject({
   sequence: Uint64,
   timestamp_ns: TimestampNs,
   market_id: NonNegInt32,
-  funding_rate_100th_bps: z.number().int(),
+  funding_rate_100th_bps: z.number().check(z.int()),
   position_size_base_lots: Uint64,
   payment_quote_lots: Int64,
 });
@@ -30,7 +30,7 @@ export const Transfer = z.strictObject({
   kind: TransferKind,
   token_id: TokenId,
   amount_token_atoms: Uint64,
-  counterparty: Address.optional(),
+  counterparty: z.optional(Address),
   transaction_hash: z.string(),
 });
 export type Transfer = z.infer<typeof Transfer>;

@@ -1,5 +1,5 @@
 /** Market metadata and statistics records (exchange-api-v1.md section 2.3). */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { MarketStatus, MarketType } from '../enums';
 import { Address, Int32, NonNegInt32, PositiveInt32, TimestampNs, TokenId, Uint64 } from '../scalars';
 
@@ -18,7 +18,7 @@ export const Market = z.strictObject({
   symbol: z.string(),
   base_token: z.string(),
   quote_token: z.string(),
-  quote_token_id: TokenId.optional(),
+  quote_token_id: z.optional(TokenId),
   base_decimals: NonNegInt32,
   quote_decimals: NonNegInt32,
   base_atoms_per_base_lot: Uint64,
@@ -28,15 +28,15 @@ export const Market = z.strictObject({
   quote_lots_per_base_unit_per_tick: Uint64,
   default_maker_fee_100th_bps: Int32,
   default_taker_fee_100th_bps: Int32,
-  liquidation_fee_100th_bps: NonNegInt32.optional(),
+  liquidation_fee_100th_bps: z.optional(NonNegInt32),
   min_size_base_lots: Uint64,
   min_order_notional_quote_lots: Uint64,
-  max_market_order_value_quote_lots: Uint64.optional(),
-  max_limit_order_value_quote_lots: Uint64.optional(),
-  max_leverage: PositiveInt32.optional(),
-  oracle_id: z.string().optional(),
-  fee_recipient: Address.optional(),
-  margin_tiers: z.array(MarginTier).optional(),
+  max_market_order_value_quote_lots: z.optional(Uint64),
+  max_limit_order_value_quote_lots: z.optional(Uint64),
+  max_leverage: z.optional(PositiveInt32),
+  oracle_id: z.optional(z.string()),
+  fee_recipient: z.optional(Address),
+  margin_tiers: z.optional(z.array(MarginTier)),
   status: MarketStatus,
 });
 export type Market = z.infer<typeof Market>;
@@ -48,17 +48,17 @@ export const MarketStats = z.strictObject({
   volume_24h_base_lots: Uint64,
   volume_24h_quote_lots: Uint64,
   trades_24h: Uint64,
-  last_price_ticks: Uint64.optional(),
-  mark_price_ticks: Uint64.optional(),
-  oracle_price_ticks: Uint64.optional(),
-  mid_price_ticks: Uint64.optional(),
-  best_bid_price_ticks: Uint64.optional(),
-  best_ask_price_ticks: Uint64.optional(),
-  open_interest_base_lots: Uint64.optional(),
-  funding_rate_100th_bps: Int32.optional(),
-  predicted_funding_rate_100th_bps: Int32.optional(),
-  low_24h_price_ticks: Uint64.optional(),
-  high_24h_price_ticks: Uint64.optional(),
-  change_24h_bps: z.number().int().optional(),
+  last_price_ticks: z.optional(Uint64),
+  mark_price_ticks: z.optional(Uint64),
+  oracle_price_ticks: z.optional(Uint64),
+  mid_price_ticks: z.optional(Uint64),
+  best_bid_price_ticks: z.optional(Uint64),
+  best_ask_price_ticks: z.optional(Uint64),
+  open_interest_base_lots: z.optional(Uint64),
+  funding_rate_100th_bps: z.optional(Int32),
+  predicted_funding_rate_100th_bps: z.optional(Int32),
+  low_24h_price_ticks: z.optional(Uint64),
+  high_24h_price_ticks: z.optional(Uint64),
+  change_24h_bps: z.optional(z.number().check(z.int())),
 });
 export type MarketStats = z.infer<typeof MarketStats>;

@@ -1,5 +1,5 @@
 /** Public trades and perp funding rates (exchange-api-v1.md section 2.3). */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { Int32, Int64, NonNegInt32, TimestampNs, Uint64 } from '../scalars';
 
 export const Trade = z.strictObject({

@@ -1,5 +1,5 @@
 /** Vaults and the protocol-liquidity pool (BLP). ASSUMED shapes (exchange-api-v1.md 2.5). */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { Address, Int64, NonNegInt32, TimestampNs, TokenId, Uint64 } from '../scalars';
 
 export const Vault = z.strictObject({
@@ -27,7 +27,7 @@ export const Blp = z.strictObject({
   total_shares: Uint64,
   total_value_token_atoms: Uint64,
   depositors: Uint64,
-  apr_bps: z.number().int(),
+  apr_bps: z.number().check(z.int()),
 });
 export type Blp = z.infer<typeof Blp>;
 
