@@ -5,8 +5,8 @@
  * bundle is really built and measured; its breakdown (by package and by source folder, and the
  * largest inputs) is printed, and named in the failure when over budget.
  *
- * The entry imports src/client/index.ts: src/index.ts still exports the Node-only recorder
- * (node:fs) until it moves to its own subpath.
+ * The entry imports the package's main entry (src/index.ts), as an app does: it has no
+ * Node-only import (record/replay is `exchange-replica/record`).
  */
 import { build, stop, type Metafile } from 'esbuild';
 import { join } from 'node:path';
@@ -21,7 +21,7 @@ const root = join(__dirname, '..', '..');
 
 /** What an app does with the client: one order book replica. */
 const ENTRY = `
-import { ExchangeClient } from './src/client/index';
+import { ExchangeClient } from './src/index';
 const client = new ExchangeClient({ restUrl: 'https://exchange.example' });
 client.orderBook({ market_type: 'perp', market_id: 0 }).subscribe(({ status, state }) => console.log(status, state));
 `;
