@@ -9,8 +9,9 @@
  *   entry exists; until then nothing is emitted (the replica stays `syncing`);
  * - start: an ordered consumer on the stream's subject (one filter subject, deliver from the
  *   entry's `jsStartSeq`: nats-server 2.9 compatible), then `subscribed` (a new generation);
- *   each message is an `update` (seq and timestamp from the headers, `receivedAtNs` from the
- *   clock, the JSON payload as data);
+ *   each message is an `update` (the exchange's update frame, read and validated by
+ *   `decodeUpdateMessage`; `receivedAtNs` from the clock); an unreadable one is reported and
+ *   sends `resync_required`;
  * - `snapshot()` answers the replica's first request of a generation with that KV entry (the
  *   page its loader asks for: data, sequence, timestamp_ns); a later request (the replica
  *   resyncs: a gap, a `seq` it refused, the liveness window) reads the KV entry again:
@@ -26,8 +27,8 @@
  *   down: relay status `stale`); it
  *   starts again (a new generation, from the KV entry of that time) when both are back.
  *
- * Updates are trusted as published: a relay publishes only updates its own replica
- * validated and applied, contiguously within an epoch.
+ * A relay publishes only updates its own replica validated and applied, contiguously within
+ * an epoch; each message is validated again here (a malformed one is never applied).
  */
 import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
@@ -38,7 +39,7 @@ import { AbortedError, InvalidParameterError } from '../errors';
 import { CHANNELS, streamKey, type ChannelName, type ParamValues, type Scope, type SnapshotOperationName } from '../protocol';
 import type { ReplicaSource, SnapshotPage, SourceEvent } from '../replicas';
 import { SnapshotError } from '../replicas/SnapshotError';
-import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, readUpdateHeaders, snapshotKey, updateSubject, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
+import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, decodeUpdateMessage, snapshotKey, updateSubject, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
 import { loadNats, type NatsModules } from './natsModules';
 
 export interface BusSourceOptions {
@@ -417,10 +418,7 @@ export class BusSource implements ReplicaSource {
     let timestampNs: bigint;
     let data: unknown;
     try {
-      const h = readUpdateHeaders((n) => m.headers?.get(n) ?? '');
-      seq = h.seq;
-      timestampNs = h.timestampNs;
-      data = m.json();
+      ({ seq, timestampNs, data } = decodeUpdateMessage(m.string(), session.key, session.channel));
     } catch (e) {
       this.report(e);
       session.subscriber.next({ kind: 'resync_required', reason: `unreadable message ${m.seq} on ${session.subject}: ${(e as Error).message}` });
