@@ -13,8 +13,9 @@
  *   entry exists; until then nothing is emitted (the replica stays `syncing`);
  * - start: an ordered consumer on the stream's subject (one filter subject, deliver from the
  *   entry's `jsStartSeq`: nats-server 2.9 compatible), then `subscribed` (a new generation);
- *   each message is an `update` (seq and timestamp from the headers, `receivedAtNs` from the
- *   clock, the JSON payload as data);
+ *   each message is an `update` (the exchange's update frame, read and validated by
+ *   `decodeUpdateMessage`; `receivedAtNs` from the clock); an unreadable one is reported and
+ *   sends `resync_required`;
  * - `snapshot()` answers a reader's first request after its `subscribed` with the anchor entry (the
  *   page its loader asks for: data, sequence, timestamp_ns); a later request (the replica
  *   resyncs: a gap, a `seq` it refused, the liveness window) reads the KV entry again:
@@ -35,8 +36,8 @@
  *   A check timer that fires late (this process stalled) does not judge missing heartbeats:
  *   the ones that arrived meanwhile are read first.
  *
- * Updates are trusted as published: a relay publishes only updates its own replica
- * validated and applied, contiguously within an epoch.
+ * A relay publishes only updates its own replica validated and applied, contiguously within
+ * an epoch; each message is validated again here (a malformed one is never applied).
  */
 import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { BusFeed, MAX_TAIL, type FeedReader } from './BusFeed';
@@ -48,7 +49,7 @@ import { AbortedError, InvalidParameterError } from '../errors';
 import { CHANNELS, streamKey, type ChannelName, type ParamValues, type Scope, type SnapshotOperationName } from '../protocol';
 import type { ReplicaSource, SnapshotPage, SourceEvent } from '../replicas';
 import { SnapshotError } from '../replicas/SnapshotError';
-import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, readUpdateHeaders, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
+import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, decodeUpdateMessage, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
 import { loadNats, type NatsModules } from './natsModules';
 
 export interface BusSourceOptions {
@@ -477,10 +478,7 @@ export class BusSource implements ReplicaSource {
     let timestampNs: bigint;
     let data: unknown;
     try {
-      const h = readUpdateHeaders((n) => m.headers?.get(n) ?? '');
-      seq = h.seq;
-      timestampNs = h.timestampNs;
-      data = m.json();
+      ({ seq, timestampNs, data } = decodeUpdateMessage(m.string(), feed.key, feed.channel));
     } catch (e) {
       this.report(e);
       const reason = `unreadable message ${m.seq} on ${feed.subject}: ${(e as Error).message}`;

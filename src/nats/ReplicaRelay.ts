@@ -15,10 +15,10 @@ import { Subject, type Observable, type Subscription } from 'rxjs';
 import { ExchangeClient } from '../client';
 import type { Timer } from '../clock';
 import { ExchangeReplicaError } from '../errors';
-import type { OperationName, ParamValues } from '../protocol';
 import { channelReducer } from '../replicas/channelReducers';
 import { loadSinglePage, type LoadedSnapshot, type SnapshotPage, type SnapshotRequest } from '../replicas';
-import { BUS_FORMAT_VERSION, exactJson, MARKETS_META_KEY, type MarketsMeta, encodeHeartbeat, heartbeatSubject, SNAPSHOT_HISTORY, UPDATE_HEADERS, updateStreamConfig, type Heartbeat, type HeartbeatStream, type RelayStreamStatus } from './busProtocol';
+import { streamKey, type ChannelName, type OperationName, type ParamValues } from '../protocol';
+import { BUS_FORMAT_VERSION, decodeUpdateMessage, exactJson, MARKETS_META_KEY, type MarketsMeta, encodeHeartbeat, heartbeatSubject, SNAPSHOT_HISTORY, UPDATE_HEADERS, updateStreamConfig, type Heartbeat, type HeartbeatStream, type RelayStreamStatus } from './busProtocol';
 import { loadNats, type NatsModules } from './natsModules';
 import { OrderedPublisher } from './OrderedPublisher';
 import { resolveRelayOptions, type RelayStream, type ReplicaRelayOptions, type ResolvedRelayOptions } from './relayOptions';
@@ -63,20 +63,29 @@ export class ReplicaRelay {
 
   private constructor(
     private readonly options: ResolvedRelayOptions,
-    private readonly mods: NatsModules,
+    mods: NatsModules,
     /** The exchange client (the relay's own unless one was given). */
     readonly client: ExchangeClient,
     private readonly ownsClient: boolean,
     /** The NATS connection (the relay's own unless one was given). */
     readonly nats: NatsConnection,
     private readonly ownsNats: boolean,
-    private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     kv: KV,
   ) {
     this.errors$ = this.errorSubject.asObservable();
     this.status$ = this.statusSubject.asObservable();
-    this.publisher = new OrderedPublisher(js, { maxInFlight: options.maxInFlight, maxQueued: options.maxQueued, timeoutMs: options.publishTimeoutMs });
+    // One header set for every message: the relay's id, and the message id set per publish.
+    const headers = mods.transport.headers();
+    headers.set(UPDATE_HEADERS.relay, options.relayId);
+    this.publisher = new OrderedPublisher(nats, {
+      maxInFlight: options.maxInFlight,
+      maxQueued: options.maxQueued,
+      timeoutMs: options.publishTimeoutMs,
+      inbox: mods.transport.createInbox(options.natsOptions.inboxPrefix),
+      headers,
+      clock: options.clock,
+    });
     this.store = new SnapshotStore(kv);
   }
 
@@ -102,7 +111,7 @@ export class ReplicaRelay {
       const kv = await ensureBucket(mods, js, o);
       const streams = o.streams ?? (await defaultStreams(client));
       await writeMarketsMeta(client, kv, o.relayId).catch(() => undefined); // labels for consumers only: never fatal
-      const relay = new ReplicaRelay(o, mods, client, ownsClient, nats, ownsNats, js, jsm, kv);
+      const relay = new ReplicaRelay(o, mods, client, ownsClient, nats, ownsNats, jsm, kv);
       relay.run(streams);
       return relay;
     } catch (error) {
@@ -192,9 +201,8 @@ export class ReplicaRelay {
           updates: this.client.updates(channel, scope),
           load,
           publisher: this.publisher,
-          headers: () => this.mods.transport.headers(),
           store: this.store,
-          startAfterLast: (subject, sequence) => this.startAfterLast(subject, sequence),
+          startAfterLast: (subject, sequence) => this.startAfterLast(subject, sequence, streamKey(channel, scope), channel),
           feedOpen: () => this.client.connection.state === 'open',
           report: (e) => this.report(e),
           onStatus: (status) => this.statusSubject.next({ streamKey: relay.key, status }),
@@ -211,6 +219,7 @@ export class ReplicaRelay {
       this.client.errors$.subscribe((e) => this.report(e)),
     );
     for (const r of this.relays) r.start();
+    void this.watchNats();
     const beat = (): void => {
       this.heartbeatTimer = this.options.clock.setTimer(beat, this.options.heartbeatMs, { unref: true });
       if (this.nats.isClosed()) return;
@@ -223,6 +232,14 @@ export class ReplicaRelay {
     beat();
   }
 
+  /** A NATS disconnect loses the acknowledgements on their way: the publishes awaiting them fail at once (their streams resync). */
+  private async watchNats(): Promise<void> {
+    for await (const s of this.nats.status()) {
+      if (this.closing) return;
+      if (s.type === 'disconnect') this.publisher.disconnected();
+    }
+  }
+
   /** One page of a snapshot operation through the client's REST client (one attempt: the stream relay retries). */
   private readonly fetchSnapshotPage = (operation: OperationName, params: ParamValues, signal: AbortSignal): Promise<SnapshotPage> =>
     // The operations table types each operation's parameters and answer; a snapshot load names them at run time.
@@ -233,13 +250,17 @@ export class ReplicaRelay {
    * just after its last message (read after the stream's last sequence, so that anything
    * stored later is after the answer); undefined when the subject already holds one above.
    */
-  private async startAfterLast(subject: string, sequence: bigint): Promise<number | undefined> {
+  private async startAfterLast(subject: string, sequence: bigint, key: string, channel: ChannelName): Promise<number | undefined> {
     const info = await this.jsm.streams.info(this.options.names.stream);
     const last = await this.jsm.streams.getMessage(this.options.names.stream, { last_by_subj: subject });
     if (last === null) return info.state.last_seq + 1;
-    const seq = last.header?.get(UPDATE_HEADERS.seq) ?? '';
-    if (!/^[0-9]+$/.test(seq)) return undefined;
-    return BigInt(seq) <= sequence ? last.seq + 1 : undefined;
+    let seq: bigint;
+    try {
+      seq = decodeUpdateMessage(last.string(), key, channel).seq;
+    } catch {
+      return undefined; // unreadable: wait for our own publish of S + 1
+    }
+    return seq <= sequence ? last.seq + 1 : undefined;
   }
 
   private report(error: unknown): void {

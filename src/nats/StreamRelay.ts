@@ -31,15 +31,13 @@
  * The KV entry only moves forward (SnapshotStore): each write compares and sets on the
  * entry's revision and never replaces a snapshot with a higher S.
  */
-import type { PubAck } from '@nats-io/jetstream';
-import type { MsgHdrs } from '@nats-io/transport-node';
 import type { Observable, Subscription } from 'rxjs';
 import { Backoff, type Clock, type Timer } from '../clock';
 import { ExchangeReplicaError, RequestTimeoutError } from '../errors';
 import { CHANNELS, streamKey, type ChannelName, type Scope } from '../protocol';
 import type { LoadedSnapshot, Reducer } from '../replicas';
 import type { UpdateEvent } from '../router';
-import { BUS_FORMAT_VERSION, exactJson, messageId, snapshotKey, UPDATE_HEADERS, updateSubject, type BusNames, type HeartbeatStream, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
+import { BUS_FORMAT_VERSION, encodeUpdateMessage, messageId, snapshotKey, updateMessagePrefix, updateSubject, type HeartbeatStream, type PublishAck, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
 import type { OrderedPublisher } from './OrderedPublisher';
 import type { ResolvedRelayOptions } from './relayOptions';
 import type { SnapshotStore, StoreResult } from './SnapshotStore';
@@ -51,8 +49,6 @@ export interface StreamRelayDeps {
   /** A first-sync snapshot of the stream (the reducer's load, `previous` undefined), one attempt. */
   readonly load: (signal: AbortSignal) => Promise<LoadedSnapshot>;
   readonly publisher: OrderedPublisher;
-  /** A new, empty NATS header set. */
-  readonly headers: () => MsgHdrs;
   readonly store: SnapshotStore;
   /**
    * A JetStream sequence from which every message of `subject` with `seq > S` is stored,
@@ -85,6 +81,8 @@ export class StreamRelay {
   readonly key: string;
   readonly subject: string;
   readonly snapshotKey: string;
+  /** The constant head of this stream's update messages. */
+  private readonly messagePrefix: string;
   private readonly clock: Clock;
   private readonly backoff: Backoff;
 
@@ -136,6 +134,7 @@ export class StreamRelay {
     this.key = streamKey(channel, scope);
     this.subject = updateSubject(options.names, channel, scope);
     this.snapshotKey = snapshotKey(channel, scope);
+    this.messagePrefix = updateMessagePrefix(channel, this.key);
     this.clock = options.clock;
     this.backoff = new Backoff(options.retry);
   }
@@ -308,22 +307,16 @@ export class StreamRelay {
   private publish(u: UpdateEvent): void {
     let payload: string;
     try {
-      payload = exactJson(u.data);
+      payload = encodeUpdateMessage(this.messagePrefix, this.channel, u.seq, u.timestampNs, u.data);
     } catch (error) {
       this.deps.report(new ExchangeReplicaError('ERR_BUS', `update ${u.seq} of ${this.key} cannot be carried exactly: ${(error as Error).message}`, { stream: this.key }, { cause: error }));
       return this.breakEpoch('encode');
     }
-    const headers = this.deps.headers();
-    headers.set(UPDATE_HEADERS.stream, this.key);
-    headers.set(UPDATE_HEADERS.seq, u.seq.toString());
-    headers.set(UPDATE_HEADERS.timestampNs, u.timestampNs.toString());
-    headers.set(UPDATE_HEADERS.relay, this.options.relayId);
     const epoch = this.epoch;
     const seq = u.seq;
     const accepted = this.deps.publisher.submit({
       subject: this.subject,
       payload,
-      headers,
       msgID: messageId(this.key, seq),
       wanted: () => this.epoch === epoch,
       onAck: (ack) => this.guard(() => this.onAck(epoch, seq, ack)),
@@ -334,7 +327,7 @@ export class StreamRelay {
     if (this.updatesSinceSnapshot >= this.options.snapshotRefreshUpdates) this.requestRefresh();
   }
 
-  private onAck(epoch: number, seq: bigint, ack: PubAck): void {
+  private onAck(epoch: number, seq: bigint, ack: PublishAck): void {
     this.published++;
     if (ack.duplicate) this.duplicates++;
     if (this.publishedSeq === null || seq > this.publishedSeq) this.publishedSeq = seq;

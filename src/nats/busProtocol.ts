@@ -5,8 +5,10 @@
  * - One JetStream stream (`ER_UPDATES`, subjects `er.u.>`) holds the updates of every
  *   stream: one subject per stream key (`er.u.<channel>.<scope tokens>`), one message per
  *   exchange update, its JetStream message id `<streamKey>#<seq>` (so that two relays
- *   publishing the same update store it once), headers with the stream key, the exchange
- *   `seq` and `timestamp_ns`, and the update's `data` as the payload (JSON).
+ *   publishing the same update store it once, header `Nats-Msg-Id`), the relay in header
+ *   `Er-Relay`, and as the payload the exchange's update frame in the protocol's compact
+ *   form, its `subscription_id` the stream key (so consumers read it with the protocol's
+ *   fast decoder).
  * - One KV bucket (`er_snapshots`) holds one snapshot per stream (key `<channel>.<scope
  *   tokens>`): the snapshot's data, its exchange sequence S and the JetStream sequence a
  *   consumer reads the stream's subject from (`jsStartSeq`).
@@ -21,10 +23,10 @@
  * numbers in the NATS clients).
  */
 import * as z from 'zod/mini';
-import { CHANNELS, isChannelName, safeParse, streamKey, validateScope, type ChannelName, type OperationName, type Scope } from '../protocol';
+import { CHANNELS, decodeAndValidate, HOT_CHANNELS, isChannelName, safeParse, streamKey, updateFramePrefix, validateScope, writeUpdateData, writeUpdateFrame, type ChannelName, type HotChannel, type OperationName, type Scope, type ValidateOptions } from '../protocol';
 
 /** Version of the formats below; a reader refuses a record of another version. */
-export const BUS_FORMAT_VERSION = 1;
+export const BUS_FORMAT_VERSION = 2;
 
 /** @default prefix of every name of the bus */
 export const DEFAULT_BUS_PREFIX = 'er';
@@ -109,40 +111,102 @@ export function messageId(key: string, seq: bigint): string {
 
 // ---- update messages ----------------------------------------------------------
 
-/** Headers of an update message (besides `Nats-Msg-Id`, which carries {@link messageId}). */
+/** Headers of an update message. */
 export const UPDATE_HEADERS = {
-  /** The stream key, e.g. `book|market_id=0|is_perps=true`. */
-  stream: 'Er-Stream',
-  /** The exchange `seq` of the update (decimal). */
-  seq: 'Er-Seq',
-  /** The exchange's `timestamp_ns` of the update (decimal). */
-  timestampNs: 'Er-Timestamp-Ns',
+  /** JetStream's deduplication header: {@link messageId}. */
+  msgId: 'Nats-Msg-Id',
   /** The relay that stored the message (the first one to publish it). */
   relay: 'Er-Relay',
 } as const;
 
-/** What an update message carries in its headers. */
-export interface UpdateHeaders {
+/**
+ * The payload of an update message: the exchange's own update frame in the compact form of
+ * the protocol's writer (streaming-protocol.md section 3), its `subscription_id` the stream
+ * key, e.g. `{"type":"update","subscription_id":"book|market_id=0|is_perps=true","channel":"book","seq":"42","timestamp_ns":"...","data":{...}}`.
+ * A consumer reads it with the protocol's decoder: `book`, `bbo` and `trades` with one
+ * pattern test and the values sliced out, the other channels through their schemas.
+ */
+export interface UpdateMessage {
   readonly streamKey: string;
+  readonly channel: ChannelName;
   readonly seq: bigint;
   readonly timestampNs: bigint;
-  readonly relayId: string;
+  /** Validated for the channel (its schema, strict: no key beyond the documented ones). */
+  readonly data: unknown;
+}
+
+/** The constant head of a stream's update messages (computed once per stream), for {@link encodeUpdateMessage}. */
+export function updateMessagePrefix(channel: ChannelName, key: string): string {
+  return updateFramePrefix(key, channel);
+}
+
+/**
+ * The payload of one update of a stream (`prefix` from {@link updateMessagePrefix}): `data`
+ * must be valid for the channel, as the router delivers it.
+ * @throws Error when a channel without a compact form holds what JSON cannot carry exactly.
+ */
+export function encodeUpdateMessage(prefix: string, channel: ChannelName, seq: bigint, timestampNs: bigint, data: unknown): string {
+  // The compact writer writes the validated strings of the hot channels as they are; the
+  // others go through JSON, which must not change them.
+  if (!isHotChannel(channel)) checkJsonValue(data, '$.data');
+  return writeUpdateFrame(prefix, seq, timestampNs, writeUpdateData(channel, data));
+}
+
+const STRICT: ValidateOptions = Object.freeze({ strict: true });
+
+/**
+ * Reads an update message of the stream `key` (of `channel`): the frame and its `data` are
+ * validated as the exchange's own (strictly: a bus message holds the documented keys only),
+ * and must name that stream.
+ * @throws Error naming what is wrong.
+ */
+export function decodeUpdateMessage(text: string, key: string, channel: ChannelName): UpdateMessage {
+  const r = decodeAndValidate(text, STRICT);
+  if (!r.ok) throw new Error(`update message of ${key}: ${r.message}`);
+  const f = r.frame;
+  if (f.type !== 'update') throw new Error(`update message of ${key}: a ${f.type} frame`);
+  if (f.subscription_id !== key || f.channel !== channel) throw new Error(`update message of ${key}: it names stream ${f.subscription_id} of channel ${f.channel}`);
+  if (!r.dataValidated) throw new Error(`update message of ${key}: data not validated`);
+  return { streamKey: key, channel, seq: BigInt(f.seq), timestampNs: BigInt(f.timestamp_ns), data: r.data };
+}
+
+// ---- acknowledgements (JetStream's answer to a publish) ----------------------
+
+/** What JetStream answers to a stored (or deduplicated) message. */
+export interface PublishAck {
+  /** The JetStream sequence of the message (of the stored copy for a duplicate). */
+  readonly seq: number;
+  /** The message id was already stored within the duplicate window. */
+  readonly duplicate: boolean;
+}
+
+/** nats-server's own rendering of a PubAck, read without `JSON.parse`; anything else takes the general path. */
+const PUB_ACK = /^\{"stream":"[^"\\]*",(?:"domain":"[^"\\]*",)?"seq":(\d{1,15})(,"duplicate":true)?\}$/;
+
+/**
+ * Reads JetStream's answer to a publish (`{"stream":..,"seq":..,"duplicate":..}` or
+ * `{"error":{..}}`).
+ * @throws Error with JetStream's description for a negative answer or an unreadable one.
+ */
+export function decodePublishAck(text: string): PublishAck {
+  const m = PUB_ACK.exec(text);
+  if (m !== null) return { seq: Number(m[1]), duplicate: m[2] !== undefined };
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new Error(`unreadable JetStream acknowledgement ${JSON.stringify(text.slice(0, 200))}`);
+  }
+  const o = (typeof v === 'object' && v !== null ? v : {}) as { seq?: unknown; duplicate?: unknown; error?: { code?: unknown; err_code?: unknown; description?: unknown } | null };
+  if (typeof o.error === 'object' && o.error !== null) throw new Error(`JetStream refused the message: ${String(o.error.description ?? 'no description')} (code ${String(o.error.code)}, err_code ${String(o.error.err_code)})`);
+  if (typeof o.seq !== 'number' || !Number.isSafeInteger(o.seq) || o.seq < 1) throw new Error(`unreadable JetStream acknowledgement ${JSON.stringify(text.slice(0, 200))}`);
+  return { seq: o.seq, duplicate: o.duplicate === true };
 }
 
 const DECIMAL = /^[0-9]{1,20}$/;
 
-/**
- * Reads the headers of an update message (`get` as on a NATS `MsgHdrs`).
- * @throws Error naming the missing or malformed header.
- */
-export function readUpdateHeaders(get: (name: string) => string): UpdateHeaders {
-  const key = get(UPDATE_HEADERS.stream);
-  const seq = get(UPDATE_HEADERS.seq);
-  const ts = get(UPDATE_HEADERS.timestampNs);
-  if (key === '') throw new Error(`update message without header ${UPDATE_HEADERS.stream}`);
-  if (!DECIMAL.test(seq)) throw new Error(`update message of ${key}: header ${UPDATE_HEADERS.seq} is not a decimal integer (${JSON.stringify(seq)})`);
-  if (!DECIMAL.test(ts)) throw new Error(`update message of ${key}: header ${UPDATE_HEADERS.timestampNs} is not a decimal integer (${JSON.stringify(ts)})`);
-  return { streamKey: key, seq: BigInt(seq), timestampNs: BigInt(ts), relayId: get(UPDATE_HEADERS.relay) };
+function isHotChannel(channel: string): channel is HotChannel {
+  return (HOT_CHANNELS as readonly string[]).includes(channel);
 }
 
 /**

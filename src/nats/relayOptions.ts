@@ -28,7 +28,12 @@ export interface ReplicaRelayOptions {
   readonly nats?: NatsConnection;
   /** NATS server URL(s), e.g. `nats://127.0.0.1:4222`. @default none: `nats` must be given */
   readonly natsUrl?: string | readonly string[];
-  /** More options of the NATS connection the relay opens (auth, TLS, name). @default { maxReconnectAttempts: -1 } */
+  /**
+   * More options of the NATS connection the relay opens (auth, TLS, name). Its `inboxPrefix`
+   * also prefixes the relay's inbox of JetStream acknowledgements: with `nats`, give the
+   * connection's own here when its permissions require one.
+   * @default { maxReconnectAttempts: -1 }
+   */
   readonly natsOptions?: Omit<NodeConnectionOptions, 'servers'>;
   /**
    * The streams to carry. @default what `exchange-replica view` shows: for the first active
@@ -151,6 +156,8 @@ export function resolveRelayOptions(options: ReplicaRelayOptions): ResolvedRelay
   const relayId = options.relayId ?? defaultRelayId();
   if (typeof relayId !== 'string' || relayId === '' || relayId.length > 128) fail('relayId', 'expected a non-empty string of at most 128 characters');
   if (encodeToken(relayId).length > 256) fail('relayId', 'too long once encoded as a subject token');
+  // It travels in a message header: no control characters, no spaces at its ends.
+  if (/[\x00-\x1f\x7f]/.test(relayId) || relayId.trim() !== relayId) fail('relayId', 'expected no control characters and no spaces at either end');
   const l = options.streamLimits ?? {};
   const streamLimits: Required<BusStreamLimits> = {
     duplicateWindowMs: integer('streamLimits.duplicateWindowMs', l.duplicateWindowMs, DEFAULT_STREAM_LIMITS.duplicateWindowMs, 1000),

@@ -8,7 +8,8 @@ import { Kvm } from '@nats-io/kv';
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { Simulator, type SimulatorOptions } from '../../src/simulator';
 import { ReplicaRelay, type ReplicaRelayOptions } from '../../src/nats';
-import { decodeSnapshotRecord, readUpdateHeaders, type BusNames, type SnapshotRecord } from '../../src/nats/busProtocol';
+import { decodeSnapshotRecord, decodeUpdateMessage, UPDATE_HEADERS, type BusNames, type SnapshotRecord } from '../../src/nats/busProtocol';
+import { isChannelName } from '../../src/protocol';
 
 /** Polls `probe` until it returns a value other than undefined/false, within `ms`. */
 export async function waitUntil<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 20_000, everyMs = 25): Promise<T> {
@@ -98,8 +99,8 @@ export async function readSubject(nc: NatsConnection, names: BusNames, subject: 
           pending = m.info.pending;
           if (m.seq <= lastJsSeq) continue; // delivered again after an abandoned fetch
           lastJsSeq = m.seq;
-          const h = readUpdateHeaders((n) => m.headers?.get(n) ?? '');
-          out.push({ jsSeq: m.seq, streamKey: h.streamKey, seq: h.seq, timestampNs: h.timestampNs, relayId: h.relayId, msgId: m.headers?.get('Nats-Msg-Id') ?? '', data: m.json() });
+          const u = readUpdate(m.string());
+          out.push({ jsSeq: m.seq, streamKey: u.streamKey, seq: u.seq, timestampNs: u.timestampNs, relayId: m.headers?.get(UPDATE_HEADERS.relay) ?? '', msgId: m.headers?.get(UPDATE_HEADERS.msgId) ?? '', data: u.data });
         }
       } catch (e) {
         if (!/heartbeats missed/.test(String(e))) throw e;
@@ -112,6 +113,13 @@ export async function readSubject(nc: NatsConnection, names: BusNames, subject: 
   } finally {
     await jsm.consumers.delete(names.stream, ci.name).catch(() => undefined);
   }
+}
+
+/** An update message of whichever stream it names (the bus's decoder checks it against that stream). */
+function readUpdate(text: string): ReturnType<typeof decodeUpdateMessage> {
+  const named = JSON.parse(text) as { subscription_id?: unknown; channel?: unknown };
+  if (typeof named.subscription_id !== 'string' || !isChannelName(named.channel)) throw new Error(`not an update message: ${text.slice(0, 200)}`);
+  return decodeUpdateMessage(text, named.subscription_id, named.channel);
 }
 
 /** The snapshot record of a KV key, or undefined. */

@@ -1,16 +1,20 @@
 /** The bus's names and formats, without NATS. */
-import { CHANNEL_NAMES, streamKey, type ChannelName, type Scope } from '../../src/protocol';
+import { CHANNEL_NAMES, scanHotUpdate, streamKey, type ChannelName, type Scope } from '../../src/protocol';
 import {
+  BUS_FORMAT_VERSION,
   busNames,
   decodeHeartbeat,
+  decodePublishAck,
+  decodeUpdateMessage,
+  encodeUpdateMessage,
   decodeSnapshotRecord,
   encodeHeartbeat,
   encodeSnapshotRecord,
   encodeToken,
   exactJson,
   messageId,
-  readUpdateHeaders,
   snapshotKey,
+  updateMessagePrefix,
   updateSubject,
   type Heartbeat,
   type SnapshotRecord,
@@ -31,6 +35,14 @@ const SCOPES: Record<ChannelName, Scope> = {
   orders: { address: ADDRESS, subaccount_id: 0 },
   fills: { address: ADDRESS, subaccount_id: 2 },
 };
+/** Valid update `data` of some channels: the three compact ones and two through their schemas. */
+const UPDATES = {
+  book: { bids: [{ price_ticks: '100', size_base_lots: '18446744073709551615' }], asks: [] },
+  bbo: { bid: null, ask: { price_ticks: '101', size_base_lots: '3' } },
+  trades: { trades: [{ timestamp_ns: '1', sequence: '2', price_ticks: '3', size_base_lots: '4', quote_notional_lots: '5', taker_is_bid: true }] },
+  fundingRates: { timestamp_ns: '1700000000000000000', sequence: '9', market_id: 0, funding_rate_100th_bps: -12, long_cumulative_funding_quote_lots: '-5', short_cumulative_funding_quote_lots: '5' },
+} satisfies Partial<Record<ChannelName, unknown>>;
+
 /** A NATS subject token: no dot, whitespace or wildcard. */
 const TOKEN = /^[^.\s*>]+$/;
 /** A KV key (the NATS clients' rule). */
@@ -76,10 +88,54 @@ describe('bus names', () => {
 });
 
 describe('formats', () => {
-  it('reads the headers of an update message', () => {
-    const h: Record<string, string> = { 'Er-Stream': 'book|market_id=0|is_perps=true', 'Er-Seq': '18446744073709551615', 'Er-Timestamp-Ns': '1700000000000000001', 'Er-Relay': 'r1' };
-    expect(readUpdateHeaders((n) => h[n] ?? '')).toEqual({ streamKey: 'book|market_id=0|is_perps=true', seq: 18446744073709551615n, timestampNs: 1700000000000000001n, relayId: 'r1' });
-    expect(() => readUpdateHeaders((n) => (n === 'Er-Seq' ? '1e3' : (h[n] ?? '')))).toThrow(/Er-Seq/);
+  it('round-trips update messages of the compact channels and of the others', () => {
+    for (const [channel, data] of Object.entries(UPDATES) as [ChannelName, unknown][]) {
+      const key = streamKey(channel, SCOPES[channel]);
+      const text = encodeUpdateMessage(updateMessagePrefix(channel, key), channel, 18446744073709551615n, 1700000000000000001n, data);
+      expect(decodeUpdateMessage(text, key, channel)).toEqual({ streamKey: key, channel, seq: 18446744073709551615n, timestampNs: 1700000000000000001n, data });
+      // The exchange's own update frame, the stream key as its subscription id.
+      expect(JSON.parse(text)).toEqual({ type: 'update', subscription_id: key, channel, seq: '18446744073709551615', timestamp_ns: '1700000000000000001', data });
+    }
+  });
+
+  it('writes the hot channels in the compact form the fast decoder reads', () => {
+    const key = streamKey('book', SCOPES.book);
+    const text = encodeUpdateMessage(updateMessagePrefix('book', key), 'book', 7n, 8n, UPDATES.book);
+    expect(text).toBe(`{"type":"update","subscription_id":"${key}","channel":"book","seq":"7","timestamp_ns":"8","data":{"bids":[{"price_ticks":"100","size_base_lots":"18446744073709551615"}],"asks":[]}}`);
+    expect(scanHotUpdate(text)).toBeDefined();
+  });
+
+  it('refuses a malformed update message, naming the problem', () => {
+    const key = streamKey('book', SCOPES.book);
+    const good = encodeUpdateMessage(updateMessagePrefix('book', key), 'book', 7n, 8n, UPDATES.book);
+    const bad: [string, RegExp][] = [
+      ['not json', /not valid JSON/],
+      [good.replace('"seq":"7"', '"seq":"7x"'), /does not match/],
+      [good.replace('"seq":"7"', '"seq":"18446744073709551616"'), /does not match/],
+      [good.replace('"100"', '"-100"'), /does not match/],
+      [good.replace('"asks":[]', '"asks":[],"more":1'), /does not match/], // strict: no unknown key
+      [good.replace('"data":{"bids"', '"data":{"bid"'), /does not match/],
+      [good.slice(0, -1), /not valid JSON/],
+      ['{"type":"pong","request_id":"1","timestamp_ns":"1"}', /a pong frame/],
+    ];
+    for (const [text, why] of bad) expect(() => decodeUpdateMessage(text, key, 'book')).toThrow(why);
+    // Another stream's or channel's message on this subject.
+    expect(() => decodeUpdateMessage(good, streamKey('book', { market_id: 1, is_perps: true }), 'book')).toThrow(/names stream book\|market_id=0/);
+    const bbo = encodeUpdateMessage(updateMessagePrefix('bbo', key), 'bbo', 7n, 8n, UPDATES.bbo);
+    expect(() => decodeUpdateMessage(bbo, key, 'book')).toThrow(/of channel bbo/);
+    // What JSON cannot carry exactly is refused when written.
+    expect(() => encodeUpdateMessage(updateMessagePrefix('marketStats', 'k'), 'marketStats', 1n, 1n, { trades_24h: 1n })).toThrow(/bigint/);
+  });
+
+  it('reads JetStream acknowledgements, positive, duplicate and negative', () => {
+    expect(decodePublishAck('{"stream":"ER_UPDATES","seq":12}')).toEqual({ seq: 12, duplicate: false });
+    expect(decodePublishAck('{"stream":"ER_UPDATES","seq":12,"duplicate":true}')).toEqual({ seq: 12, duplicate: true });
+    expect(decodePublishAck('{"stream":"ER_UPDATES","domain":"hub","seq":3}')).toEqual({ seq: 3, duplicate: false });
+    // Any other rendering goes through JSON.parse.
+    expect(decodePublishAck('{ "seq": 4, "stream": "X", "duplicate": true }')).toEqual({ seq: 4, duplicate: true });
+    expect(() => decodePublishAck('{"error":{"code":503,"err_code":10077,"description":"maximum messages exceeded"}}')).toThrow(/maximum messages exceeded/);
+    expect(() => decodePublishAck('{"stream":"X"}')).toThrow(/unreadable/);
+    expect(() => decodePublishAck('')).toThrow(/unreadable/);
   });
 
   it('carries JSON exactly and refuses what JSON cannot carry', () => {
@@ -92,7 +148,7 @@ describe('formats', () => {
 
   it('round-trips a snapshot record with bigints as decimal strings', () => {
     const record: SnapshotRecord = {
-      v: 1,
+      v: BUS_FORMAT_VERSION,
       streamKey: 'book|market_id=0|is_perps=true',
       channel: 'book',
       scope: { market_id: 0, is_perps: true },
@@ -110,13 +166,13 @@ describe('formats', () => {
     expect(JSON.parse(text).sequence).toBe('18446744073709551615');
     expect(decodeSnapshotRecord(text)).toEqual(record);
     expect(() => decodeSnapshotRecord(JSON.stringify({ ...JSON.parse(text), streamKey: 'book|market_id=1|is_perps=true' }))).toThrow(/does not match/);
-    expect(() => decodeSnapshotRecord(JSON.stringify({ ...JSON.parse(text), v: 2 }))).toThrow(/invalid snapshot record/);
+    expect(() => decodeSnapshotRecord(JSON.stringify({ ...JSON.parse(text), v: 1 }))).toThrow(/invalid snapshot record/);
     expect(() => decodeSnapshotRecord(JSON.stringify({ ...JSON.parse(text), operation: 'bbo' }))).toThrow(/not the snapshot of book/);
   });
 
   it('round-trips a heartbeat', () => {
     const hb: Heartbeat = {
-      v: 1,
+      v: BUS_FORMAT_VERSION,
       relayId: 'r1',
       state: 'running',
       atNs: 1700000000000000000n,

@@ -38,4 +38,7 @@ it('checks its options before anything else', async () => {
     message: expect.stringMatching(/streams\[0\]\.scope.*is_perps is required/),
   });
   await expect(ReplicaRelay.start({ exchange: { restUrl: 'http://127.0.0.1:9' }, natsUrl: 'nats://x', prefix: 'A.B' })).rejects.toMatchObject({ code: 'ERR_INVALID_PARAMETER', message: expect.stringMatching(/'prefix'/) });
+  // The relay id travels in a message header.
+  for (const relayId of ['a\r\nb', ' a', 'a\t'])
+    await expect(ReplicaRelay.start({ exchange: { restUrl: 'http://127.0.0.1:9' }, natsUrl: 'nats://x', relayId })).rejects.toMatchObject({ code: 'ERR_INVALID_PARAMETER', message: expect.stringMatching(/'relayId'.*control characters/) });
 });
