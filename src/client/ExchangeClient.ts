@@ -352,7 +352,13 @@ export class ExchangeClient {
   private track<R extends RunningReplica>(key: string, replica: R, timed: ((replica: R) => Observable<Timed>) | undefined) {
     this.replicas.add(replica);
     // Failures reach the subscribers through the replica's own observables; timing ignores them.
-    const timing = timed?.(replica).subscribe({ next: (e) => e.cause === 'update' && this.metrics.record(key, e.timestampNs, e.receivedAtNs), error: () => undefined });
+    const timer = this.metrics.timer(key);
+    const timing = timed?.(replica).subscribe({
+      next: (e) => {
+        if (e.cause === 'update') timer.record(e.timestampNs, e.receivedAtNs);
+      },
+      error: () => undefined,
+    });
     return {
       replica,
       close: () => {

@@ -12,33 +12,35 @@ export interface StreamMetricsSnapshot {
   readonly staleness: LatencyPercentiles;
 }
 
-interface Entry {
-  latency: LatencyTracker;
-  staleness: LatencyTracker;
-  lastServerNs: bigint;
+/** The histograms of one stream; `record` is on the hot path (one call per update, no lookup). */
+export class StreamTimer {
+  readonly latency = new LatencyTracker({ unit: 'us' });
+  readonly staleness = new LatencyTracker({ unit: 'us' });
+  private lastServerNs = 0n;
+
+  /** One update: its server time and local receive time (ns). */
+  record(timestampNs: bigint, receivedAtNs: bigint): void {
+    this.latency.record(receivedAtNs - timestampNs);
+    if (this.lastServerNs > 0n) this.staleness.record(receivedAtNs - this.lastServerNs);
+    this.lastServerNs = timestampNs;
+  }
 }
 
 export class StreamMetrics {
-  private readonly entries = new Map<string, Entry>();
+  private readonly timers = new Map<string, StreamTimer>();
 
-  private entry(stream: string): Entry {
-    let e = this.entries.get(stream);
-    if (!e) {
-      e = { latency: new LatencyTracker({ unit: 'us' }), staleness: new LatencyTracker({ unit: 'us' }), lastServerNs: 0n };
-      this.entries.set(stream, e);
+  /** The timer of `stream`, created on first use: the caller keeps it and records through it. */
+  timer(stream: string): StreamTimer {
+    let t = this.timers.get(stream);
+    if (!t) {
+      t = new StreamTimer();
+      this.timers.set(stream, t);
     }
-    return e;
+    return t;
   }
 
-  /** One update of `stream`: its server time and local receive time (ns). */
-  record(stream: string, timestampNs: bigint, receivedAtNs: bigint): void {
-    const e = this.entry(stream);
-    e.latency.record(receivedAtNs - timestampNs);
-    if (e.lastServerNs > 0n) e.staleness.record(receivedAtNs - e.lastServerNs);
-    e.lastServerNs = timestampNs;
-  }
-
+  /** Streams that had at least one update. */
   snapshot(): StreamMetricsSnapshot[] {
-    return [...this.entries].map(([stream, e]) => ({ stream, latency: e.latency.percentiles(), staleness: e.staleness.percentiles() }));
+    return [...this.timers].filter(([, t]) => t.latency.count > 0).map(([stream, t]) => ({ stream, latency: t.latency.percentiles(), staleness: t.staleness.percentiles() }));
   }
 }
