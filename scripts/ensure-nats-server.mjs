@@ -13,28 +13,10 @@
  * `--print-path` prints the binary's path on stdout (the only thing printed there).
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { aptInstall, canAptInstall, candidates, executable } from './systemPackage.mjs';
 
 const MIN = [2, 9, 0];
 const HOW = 'install nats-server 2.9 or newer with JetStream: "sudo apt-get install -y nats-server" (Debian/Ubuntu), or put its binary on PATH or in NATS_SERVER_BIN (https://github.com/nats-io/nats-server/releases)';
-
-function executable(file) {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function candidates() {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), '/usr/sbin', '/usr/local/bin', '/usr/bin', '/usr/local/sbin'];
-  const out = [];
-  if (process.env.NATS_SERVER_BIN) out.push(process.env.NATS_SERVER_BIN);
-  for (const d of dirs) out.push(join(d, 'nats-server'));
-  return [...new Set(out)];
-}
 
 /** The version of a binary as [major, minor, patch], or undefined when it does not run. */
 function versionOf(bin) {
@@ -52,7 +34,7 @@ function newEnough(v) {
 /** The first usable binary: { bin, version } or { old } when only older ones exist. */
 function find() {
   let old;
-  for (const bin of candidates()) {
+  for (const bin of candidates(['nats-server'], process.env.NATS_SERVER_BIN, ['/usr/sbin', '/usr/local/bin', '/usr/bin', '/usr/local/sbin'])) {
     if (!executable(bin)) continue;
     const v = versionOf(bin);
     if (v === undefined) continue;
@@ -62,29 +44,13 @@ function find() {
   return { old };
 }
 
-function hasAptGet() {
-  return spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
-}
-
-function aptInstall() {
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  // Two test workers may get here at once: the second waits for the first's dpkg lock.
-  const lock = ['-o', 'DPkg::Lock::Timeout=300'];
-  const install = () => spawnSync('apt-get', [...lock, 'install', '-y', '--no-install-recommends', 'nats-server'], { stdio: ['ignore', 2, 2], env });
-  if (install().status === 0) return true;
-  process.stderr.write('ensure-nats-server: apt-get install failed, updating the package lists and trying again\n');
-  spawnSync('apt-get', [...lock, 'update'], { stdio: ['ignore', 2, 2], env });
-  return install().status === 0;
-}
-
 function main() {
   const printPath = process.argv.includes('--print-path');
   let found = find();
   if (found.bin === undefined) {
-    const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-    if (isRoot && hasAptGet()) {
+    if (canAptInstall()) {
       process.stderr.write(`ensure-nats-server: nats-server ${found.old ? `too old (${found.old})` : 'missing'}: apt-get install -y nats-server\n`);
-      if (aptInstall()) found = find();
+      if (aptInstall('nats-server', 'ensure-nats-server', 300)) found = find();
     }
   }
   if (found.bin === undefined) {
