@@ -6,7 +6,7 @@
  * fields, and the tests check every pushed event with {@link webSnapshotSchema}. Each
  * snapshot is complete, so a page that misses some (a slow page) only sees fewer. @internal
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { LATENCY_BUCKET_BOUNDS_US } from '../view/LatencyBuckets';
 import { clockOf } from '../view/marketPanel';
 import { statusTone } from '../view/statusColor';
@@ -31,14 +31,14 @@ const market = z.strictObject({
   symbol: z.string(),
   type: z.string(),
   id: z.number(),
-  book: status.extend({
+  book: z.extend(status, {
     /** Best first. */
     bids: z.array(level),
     asks: z.array(level),
-    mid: z.string().nullable(),
-    spread: z.string().nullable(),
+    mid: z.nullable(z.string()),
+    spread: z.nullable(z.string()),
   }),
-  last: z.string().nullable(),
+  last: z.nullable(z.string()),
   /** Newest first. */
   trades: z.array(z.strictObject({ time: z.string(), side: z.enum(['buy', 'sell']), price: z.string(), size: z.string() })),
   tradeCount: z.number(),
@@ -48,10 +48,10 @@ export const webSnapshotSchema = z.strictObject({
   v: z.literal(WEB_SNAPSHOT_VERSION),
   label: z.string(),
   elapsedMs: z.number(),
-  feed: status.extend({ reason: z.string() }),
+  feed: z.extend(status, { reason: z.string() }),
   markets: z.array(market),
   /** Every subscription, in the terminal view's order. */
-  statuses: z.array(status.extend({ name: z.string(), detail: z.string() })),
+  statuses: z.array(z.extend(status, { name: z.string(), detail: z.string() })),
   /** Microseconds. `model`: server timestamp to the view model; `sent`: to the push of the snapshot that carried it; `feed`: to the replica, worst of `streams`. */
   latency: z.strictObject({
     model: percentiles,
@@ -63,8 +63,8 @@ export const webSnapshotSchema = z.strictObject({
   rates: z.strictObject({ framesPerSecond: z.number(), updatesPerSecond: z.number() }),
   resyncs: z.number(),
   errors: z.number(),
-  lastError: z.string().nullable(),
-  lastFault: z.string().nullable(),
+  lastError: z.nullable(z.string()),
+  lastFault: z.nullable(z.string()),
 });
 
 export type WebSnapshot = z.infer<typeof webSnapshotSchema>;
