@@ -245,6 +245,15 @@ export class ExchangeClient {
   }
 
   /**
+   * What this client's replicas run on: its replica source and resync scheduler. Internal
+   * (ReplicaRelay builds its replicas on them); not for applications.
+   * @internal
+   */
+  get replicaDeps(): ReplicaDeps {
+    return this.deps;
+  }
+
+  /**
    * Raw, validated updates of any channel, without a replica (no snapshot, no resync).
    * `scope` uses the feed's keys (`market_id`, `is_perps`, `interval`, `address`, `subaccount_id`).
    */

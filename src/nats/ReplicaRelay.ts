@@ -16,7 +16,8 @@ import { ExchangeClient } from '../client';
 import type { Timer } from '../clock';
 import { ExchangeReplicaError } from '../errors';
 import { channelReducer } from '../replicas/channelReducers';
-import { loadSinglePage, type LoadedSnapshot, type SnapshotPage, type SnapshotRequest } from '../replicas';
+import { loadSinglePage, StreamSync, type LoadedSnapshot, type SnapshotPage, type SnapshotRequest, type StreamSyncOptions } from '../replicas';
+import type { AppliedHook } from '../replicas/AppliedChange';
 import { streamKey, type ChannelName, type OperationName, type ParamValues } from '../protocol';
 import { BUS_FORMAT_VERSION, decodeUpdateMessage, exactJson, MARKETS_META_KEY, type MarketsMeta, encodeHeartbeat, heartbeatSubject, SNAPSHOT_HISTORY, UPDATE_HEADERS, updateStreamConfig, type Heartbeat, type HeartbeatStream, type RelayStreamStatus } from './busProtocol';
 import { loadNats, type NatsModules } from './natsModules';
@@ -58,6 +59,8 @@ export class ReplicaRelay {
   private readonly subscriptions: Subscription[] = [];
   private readonly publisher: OrderedPublisher;
   private readonly store: SnapshotStore;
+  /** The options of every stream's replica: the relay's clock, bounds and error sink. */
+  private readonly replicaOptions: StreamSyncOptions;
   private heartbeatTimer?: Timer;
   private closing?: Promise<void>;
 
@@ -87,6 +90,13 @@ export class ReplicaRelay {
       clock: options.clock,
     });
     this.store = new SnapshotStore(kv);
+    this.replicaOptions = {
+      clock: options.clock,
+      snapshotAheadMs: options.snapshotAheadMs,
+      maxBufferedUpdates: options.maxBufferedUpdates,
+      retryAfterMs: options.retry.maxDelayMs,
+      onError: (e) => this.report(e),
+    };
   }
 
   /**
@@ -193,17 +203,18 @@ export class ReplicaRelay {
         const request: SnapshotRequest = { channel, scope, fetch: this.fetchSnapshotPage, signal, previous: undefined };
         return reducer.loadSnapshot ? reducer.loadSnapshot(request) : loadSinglePage(request);
       };
+      const replica = (onApplied: AppliedHook<unknown>): StreamSync<unknown> =>
+        new StreamSync<unknown>({ channel, scope, reducer, ...this.client.replicaDeps, onApplied }, this.replicaOptions);
       const relay: StreamRelay = new StreamRelay(
         channel,
         scope,
         reducer,
         {
-          updates: this.client.updates(channel, scope),
+          replica,
           load,
           publisher: this.publisher,
           store: this.store,
           startAfterLast: (subject, sequence) => this.startAfterLast(subject, sequence, streamKey(channel, scope), channel),
-          feedOpen: () => this.client.connection.state === 'open',
           report: (e) => this.report(e),
           onStatus: (status) => this.statusSubject.next({ streamKey: relay.key, status }),
         },
@@ -211,13 +222,7 @@ export class ReplicaRelay {
       );
       this.relays.push(relay);
     }
-    this.subscriptions.push(
-      this.client.connection.state$.subscribe(({ from, to }) => {
-        if (to !== 'open' && from !== 'open') return;
-        for (const r of this.relays) r.onFeed(to === 'open' && from === 'reconnecting');
-      }),
-      this.client.errors$.subscribe((e) => this.report(e)),
-    );
+    this.subscriptions.push(this.client.errors$.subscribe((e) => this.report(e)));
     for (const r of this.relays) r.start();
     void this.watchNats();
     const beat = (): void => {

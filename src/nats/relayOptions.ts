@@ -56,9 +56,12 @@ export interface ReplicaRelayOptions {
   readonly snapshotRefreshMs?: number;
   /** ... and after this many updates published since the last snapshot, whichever comes first. @default 5000 */
   readonly snapshotRefreshUpdates?: number;
-  /** A snapshot ahead of the stream is given up (a fresh one is fetched) after this many ms. @default 10000 */
+  /** A refresh snapshot the replica stays below for this long means the feed missed an update (a silent gap): the replica resyncs. @default 10000 */
   readonly snapshotAheadMs?: number;
-  /** A stream with no update waits this long for its first update before fetching its snapshot anyway (a quiet stream). @default 500 */
+  /**
+   * @deprecated Ignored: each stream's replica (a StreamSync) fetches its snapshot as soon as
+   * its subscription is active, quiet stream or not. Still checked, for compatibility. @default 500
+   */
   readonly quietMs?: number;
   /** Publishes awaiting their PubAck, over every stream. @default 1024 */
   readonly maxInFlight?: number;

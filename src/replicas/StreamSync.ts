@@ -29,6 +29,7 @@ import { AbortedError, RequestTimeoutError } from '../errors';
 import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
 import { messageOf } from '../errors/messageOf';
 import { streamKey, type ChannelName, type Scope } from '../protocol';
+import type { AppliedChange, AppliedHook } from './AppliedChange';
 import { buildFromSnapshot, foldUpdates, type BuiltState } from './buildState';
 import { LivenessWatch } from './LivenessWatch';
 import type { Reducer } from './Reducer';
@@ -76,6 +77,8 @@ export class StreamSync<S> {
   private readonly liveness: LivenessWatch;
   /** Waits before refetching a snapshot that stayed ahead (reset when a state is shown). */
   private readonly aheadBackoff: Backoff;
+  /** Told what each emission applied (internal: the NATS relay); undefined costs nothing. */
+  private readonly onApplied?: AppliedHook<S>;
 
   private readonly machine = new ReplicaStateMachine('idle');
   private readonly subject = new Subject<ReplicaState<S>>();
@@ -95,12 +98,15 @@ export class StreamSync<S> {
   /** The state built from a snapshot ahead of the stream, while catching up (`*_ahead`). */
   private held?: BuiltState<S>;
   private heldNewestSeq = 0n;
+  /** The snapshot the state shown was built from (for the applied hook). */
+  private shownSnapshot?: LoadedSnapshot;
 
   /** @throws InvalidParameterError for an invalid option (see resolveStreamSyncOptions). */
   constructor(config: StreamSyncConfig<S>, options: StreamSyncOptions = {}) {
     this.channel = config.channel;
     this.scope = config.scope;
     this.reducer = config.reducer;
+    this.onApplied = config.onApplied;
     this.key = streamKey(config.channel, config.scope);
     this.options = resolveStreamSyncOptions(config.channel, options);
     const source = config.source;
@@ -289,13 +295,22 @@ export class StreamSync<S> {
     this.timestampNs = update.timestampNs;
     this.receivedAtNs = update.receivedAtNs;
     if (this.machine.state !== 'live') this.toState('live', 'caught_up', `the stream reached snapshot ${update.seq - 1n}`);
-    this.emit('update');
+    this.emit('update', update);
   }
 
   /** The stream shows it is behind the snapshot shown: the state is not known to follow the stream until it catches up. */
   private onStreamBehindSnapshot(update: SourceUpdate): void {
     this.counts.snapshot_ahead++;
-    const held: BuiltState<S> = { state: this.state, snapshotSequence: this.seq, seq: this.seq, timestampNs: this.timestampNs, receivedAtNs: this.receivedAtNs };
+    // Live unconfirmed: the state shown is its snapshot, no update folded.
+    const held: BuiltState<S> = {
+      state: this.state,
+      snapshotSequence: this.seq,
+      seq: this.seq,
+      timestampNs: this.timestampNs,
+      receivedAtNs: this.receivedAtNs,
+      snapshot: this.shownSnapshot,
+      folded: this.onApplied !== undefined ? [] : undefined,
+    };
     this.liveness.stop();
     this.holdUntilCaughtUp(held, update.seq, 'stream_behind', `snapshot ${this.seq} is ahead of the stream (at seq ${update.seq}): waiting for it to catch up`);
   }
@@ -409,7 +424,7 @@ export class StreamSync<S> {
     const loaded: LoadedSnapshot = await (this.reducer.loadSnapshot ? this.reducer.loadSnapshot(request) : loadSinglePage(request));
     const receivedAtNs = this.clock.nowNs();
     if (signal.aborted) throw new AbortedError('the snapshot request was aborted', { stream: this.key });
-    return buildFromSnapshot(this.reducer, loaded, this.scope, previous, this.buffer.toArray(), receivedAtNs, this.errorContext());
+    return buildFromSnapshot(this.reducer, loaded, this.scope, previous, this.buffer.toArray(), receivedAtNs, this.errorContext(), this.onApplied !== undefined);
   }
 
   /** A built state arrived: the only place a snapshot becomes visible (through `show`). */
@@ -443,13 +458,15 @@ export class StreamSync<S> {
     this.aheadBackoff.reset();
     if (!this.hasState || ready.state !== this.state) this.snapshotId++;
     this.state = ready.state;
+    this.shownSnapshot = this.onApplied !== undefined ? ready.snapshot : undefined; // kept only for the hook (no data retained otherwise)
     this.hasState = true;
     this.seq = ready.seq;
     this.timestampNs = ready.timestampNs;
     this.receivedAtNs = ready.receivedAtNs;
     this.machine.moveTo(confirmed ? 'live' : 'live_unconfirmed', code, `${reason} (snapshot #${this.snapshotId}, now at seq ${ready.seq})`);
-    this.emit('snapshot');
+    // Armed before the emission: a subscriber or the applied hook may resync at once (which stops it).
     this.liveness.arm();
+    this.emit('snapshot', undefined, ready);
   }
 
   private onSnapshotFailed(error: unknown): void {
@@ -500,7 +517,8 @@ export class StreamSync<S> {
     if (this.machine.moveTo(next, code, reason)) this.emit('status');
   }
 
-  private emit(cause: EmissionCause): void {
+  /** `update` / `built`: what was applied, for the applied hook (an update while live; a state built from a snapshot). */
+  private emit(cause: EmissionCause, update?: SourceUpdate, built?: BuiltState<S>): void {
     if (!this.hasState) return;
     const emission: ReplicaState<S> = {
       status: this.machine.status,
@@ -514,6 +532,21 @@ export class StreamSync<S> {
     };
     this.latestEmission = emission;
     this.subject.next(emission);
+    const onApplied = this.onApplied;
+    if (onApplied !== undefined) this.tellApplied(onApplied, emission, update, built);
+  }
+
+  /** Tells the applied hook what the emission applied; what it throws is reported. */
+  private tellApplied(onApplied: AppliedHook<S>, emission: ReplicaState<S>, update: SourceUpdate | undefined, built: BuiltState<S> | undefined): void {
+    let applied: AppliedChange;
+    if (update !== undefined) applied = { cause: 'update', update };
+    else if (built?.snapshot !== undefined) applied = { cause: 'snapshot', snapshot: built.snapshot, folded: built.folded ?? [] };
+    else applied = { cause: 'status' };
+    try {
+      onApplied(emission, applied);
+    } catch (error) {
+      this.report(error);
+    }
   }
 
   private report(error: unknown): void {

@@ -4,6 +4,7 @@ import { InvalidParameterError } from '../errors';
 import { positiveInteger } from '../util/positiveInteger';
 import { recordOf } from '../util/recordOf';
 import type { ChannelName, Scope } from '../protocol';
+import type { AppliedHook } from './AppliedChange';
 import type { Reducer } from './Reducer';
 import type { ReplicaSource } from './ReplicaSource';
 import type { ResyncScheduler } from './ResyncScheduler';
@@ -21,6 +22,11 @@ export interface StreamSyncConfig<S> {
    * retry policy. @default a scheduler of this replica alone, with the default options
    */
   readonly scheduler?: ResyncScheduler;
+  /**
+   * Internal (the NATS relay; not exported from the package): told, after each emission,
+   * what it applied (see AppliedChange). @default none (no cost)
+   */
+  readonly onApplied?: AppliedHook<S>;
 }
 
 /** What started a resync (each is also a transition code of the same name). */

@@ -111,7 +111,7 @@ describe('ReplicaRelay', () => {
     // new snapshot; the subject has a hole there, and the KV entry moves past it.
     s.faults.resyncStream(BOOK_KEY, 3);
     await waitUntil(() => stream(BOOK_KEY).syncs >= 2 && stream(BOOK_KEY).status === 'live', 'the book relay resynced');
-    expect(r.breakCounts()[BOOK_KEY]!.seq_jump).toBeGreaterThanOrEqual(1);
+    expect(r.breakCounts()[BOOK_KEY]!.resync_required).toBeGreaterThanOrEqual(1);
     const resumedAt = await waitUntil(async () => {
       const all = await readSubject(nc, names, stream(BOOK_KEY).subject);
       const i = all.findIndex((m, j) => j > 0 && m.seq !== all[j - 1]!.seq + 1n);

@@ -1,5 +1,6 @@
 /** A StreamSync on a hand-driven stream and fetcher, with a reducer that records what it folded. */
 import type { Scope } from '../../src/protocol';
+import type { AppliedChange } from '../../src/replicas/AppliedChange';
 import type { Reducer } from '../../src/replicas/Reducer';
 import { ReplicaIntegrityError } from '../../src/replicas/ReplicaIntegrityError';
 import type { ReplicaState } from '../../src/replicas/ReplicaState';
@@ -36,13 +37,17 @@ export class SyncHarness {
   readonly emissions: ReplicaState<Tape>[] = [];
   readonly statuses: StatusChange[] = [];
   readonly errors: unknown[] = [];
+  /** What the applied hook told, with the emission's cause and seq (only with `recordApplied`). */
+  readonly applied: { readonly cause: string; readonly seq: bigint; readonly change: AppliedChange }[] = [];
   /** The error `states$` ended with, once failed. */
   failure: unknown;
 
-  constructor(options: StreamSyncOptions = {}, schedulerOptions: ResyncSchedulerOptions = { retry: fastRetry }, reducer: Reducer<Tape> = tapeReducer) {
+  /** @param recordApplied set the applied hook (recorded in `applied`) */
+  constructor(options: StreamSyncOptions = {}, schedulerOptions: ResyncSchedulerOptions = { retry: fastRetry }, reducer: Reducer<Tape> = tapeReducer, recordApplied = false) {
     this.scheduler = new ResyncScheduler(schedulerOptions);
+    const onApplied = recordApplied ? (e: ReplicaState<Tape>, change: AppliedChange) => void this.applied.push({ cause: e.cause, seq: e.seq, change }) : undefined;
     this.sync = new StreamSync<Tape>(
-      { channel: 'bbo', scope: bboScope, reducer, source: fakeSource(this.stream, this.fetcher), scheduler: this.scheduler },
+      { channel: 'bbo', scope: bboScope, reducer, source: fakeSource(this.stream, this.fetcher), scheduler: this.scheduler, onApplied },
       { onError: (e) => this.errors.push(e), ...options },
     );
     // A failed replica errors states$ with the cause (recorded with the survived errors).
