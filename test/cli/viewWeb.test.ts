@@ -259,7 +259,9 @@ describeWithChromium('view --web in headless Chromium', () => {
         { timeout: 40_000, polling: 100 },
       );
 
-      const pixels = await depthPixels(page);
+      // The chart redraws ten times a second from a moving book (a side can be momentarily thin):
+      // wait until a drawing shows both areas, then check that drawing strictly.
+      const pixels = await eventually(() => depthPixels(page), (p) => p.bid.left > (p.width * p.height) / 200 && p.ask.right > (p.width * p.height) / 200, 20_000);
       const half = (pixels.width * pixels.height) / 2;
       expect(pixels.bid.left).toBeGreaterThan(half * 0.01);
       expect(pixels.ask.right).toBeGreaterThan(half * 0.01);
@@ -352,4 +354,14 @@ async function depthPixels(page: Page): Promise<z.infer<typeof depthCounts>> {
     return { width, height, ...count };
   })(${JSON.stringify(DEPTH_COLORS)})`);
   return depthCounts.parse(counted);
+}
+
+/** Polls `read` (every 100 ms) until `ok` holds, for at most `ms`; returns the last reading either way. */
+async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms: number): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() >= deadline) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
