@@ -91,6 +91,9 @@ test('every replica of a BusClient goes live from the bus and equals the truth; 
     prefix,
     relayId: 'relay-a',
     snapshotAheadMs: 1000,
+    // A silent gap on a quiet stream shows only when a refresh snapshot stays ahead of the
+    // replica (two refreshes apart): refreshing every second keeps that well inside the checkpoint's bound.
+    snapshotRefreshMs: 1000,
     streams: [...marketStreams('perp', 1, MARKET_CHANNELS), ...marketStreams('spot', 3, MARKET_CHANNELS), ...accountStreams(trader, 0)],
   });
   const errors: unknown[] = [];
