@@ -10,7 +10,7 @@ export type SocketSizes = Pick<SocketBenchConfig, 'rates' | 'styles' | 'warmupMs
 export type ResyncSizes = Omit<ResyncBenchConfig, 'log'>;
 export type FanoutSizes = Omit<FanoutBenchConfig, 'log'>;
 
-/** Sizes of the bus benchmark (bus/busBench.ts). */
+/** Sizes of the bus benchmark (bus/busBench.ts, `--only bus`). */
 export interface BusSizes {
   /** Rates (updates/s) of the latency pass: the direct client and one bus consumer side by side. */
   readonly rates: readonly number[];

@@ -158,6 +158,9 @@ export function singleSubscriptionFigure(socket: SocketBenchResult | undefined, 
 }
 
 async function main(): Promise<void> {
+  // A signal exits through 'exit', where the parts' helper processes (the bus part's
+  // nats-server above all) are ended; the others follow their IPC channel.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
   const opts = parseArgs(process.argv.slice(2));
   const report = await runBench(opts);
   const md = renderMarkdown(report) + (report.replay ? `\n\n${renderReplay(report.replay)}\n` : '');

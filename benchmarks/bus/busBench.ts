@@ -20,16 +20,11 @@
  * At the end, the feed paused: every consumer (and the relay) reached the last seq sent and
  * every consumer's book equals the plain replay of the frames sent.
  *
- * Part of `npm run bench` (`--only bus`), or alone:
- *
- *   npx tsx benchmarks/bus/busBench.ts [--quick] [--out DIR]
+ * Part of `npm run bench`; alone: `npx tsx benchmarks/run.ts --only bus [--quick] [--out DIR]`.
  */
 import { fileURLToPath } from 'node:url';
 import { diffTop, makeDeltaStream, type StreamSpec } from '../book/deltaStream';
-import { FULL, QUICK, type BusSizes } from '../config';
-import { evaluateChecks, evaluateTargets } from '../lib/evaluate';
-import { machineHeader } from '../lib/machine';
-import { renderMarkdown, writeReport, type BenchReport } from '../lib/report';
+import type { BusSizes } from '../config';
 import { delay, median } from '../lib/stats';
 import { StreamReplay } from '../socket/StreamReplay';
 import { makeAnchorNs } from '../socket/wallClock';
@@ -357,30 +352,4 @@ async function exactnessOf(name: string, c: Consumer, sent: number, truth: Retur
     }
     await delay(50);
   }
-}
-
-/** Alone: `npx tsx benchmarks/bus/busBench.ts [--quick] [--out DIR]`, the report of this part only. */
-async function main(): Promise<void> {
-  // A signal exits through 'exit', where the nats-server is ended; the other processes follow their IPC channel.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
-  const argv = process.argv.slice(2);
-  const quick = argv.includes('--quick');
-  const outAt = argv.indexOf('--out');
-  const outDir = outAt >= 0 && argv[outAt + 1] ? argv[outAt + 1]! : fileURLToPath(new URL('../results/', import.meta.url));
-  const header = machineHeader();
-  const bus = await runBusBench({ ...(quick ? QUICK : FULL).bus, log: (line) => console.error(line) });
-  const checks = evaluateChecks({ bus });
-  const report: BenchReport = { mode: quick ? 'quick' : 'full', header, durationSec: bus.durationSec, bus, targets: evaluateTargets({ bus }), checks, checksPassed: checks.every((c) => c.ok) };
-  const md = renderMarkdown(report);
-  const files = writeReport(outDir, report, md, 'bench-bus');
-  console.log(md);
-  console.log(`written: ${files.md}\n         ${files.json}`);
-  process.exitCode = report.checksPassed ? 0 : 1;
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main().catch((e: unknown) => {
-    console.error(e);
-    process.exitCode = 1;
-  });
 }

@@ -109,10 +109,10 @@ export function renderMarkdown(r: BenchReport): string {
   return out.join('\n') + '\n';
 }
 
-/** Writes `<stem>.json` and `<stem>.md` into `dir` (stem: `<name>-<mode>-<date>`); returns their paths. */
-export function writeReport(dir: string, r: BenchReport, markdown: string, name = 'bench'): { json: string; md: string } {
+/** Writes `<stem>.json` and `<stem>.md` into `dir` (stem: `bench-<mode>-<date>`); returns their paths. */
+export function writeReport(dir: string, r: BenchReport, markdown: string): { json: string; md: string } {
   mkdirSync(dir, { recursive: true });
-  const stem = `${name}-${r.mode}-${r.header.date.replace(/[:.]/g, '-')}`;
+  const stem = `bench-${r.mode}-${r.header.date.replace(/[:.]/g, '-')}`;
   const json = join(dir, `${stem}.json`);
   const md = join(dir, `${stem}.md`);
   writeFileSync(json, JSON.stringify(r, null, 2) + '\n');

@@ -1,5 +1,5 @@
 /**
- * Smoke test of the bus benchmark (`npx tsx benchmarks/bus/busBench.ts --quick`): runs it in a
+ * Smoke test of the bus benchmark (`npx tsx benchmarks/run.ts --quick --only bus`): runs it in a
  * child process (it starts a nats-server, the feed, the relay and consumer processes) and
  * checks that its own correctness checks passed, that every consumer ended exact, and that
  * the report has the bus's section, rows and targets. Speeds are not asserted.
@@ -19,7 +19,7 @@ const RUN_TIMEOUT_MS = 100_000;
 
 function runQuick(outDir: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'benchmarks/bus/busBench.ts'), '--quick', '--out', outDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'benchmarks/run.ts'), '--quick', '--only', 'bus', '--out', outDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
