@@ -11,14 +11,14 @@
  *
  * IPC: `FeedCommand` / `FeedReply` (busProtocol.ts); argv[2]: `FeedArgs` as JSON.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { FEED_PATH, updateFramePrefix, writeServerFrame, writeUpdateData, writeUpdateFrame } from '../../src/protocol';
+import { FEED_PATH, updateFramePrefix, writeUpdateData, writeUpdateFrame } from '../../src/protocol';
+import { answerClientFrame, serveBookRest, SUBSCRIPTION_ID } from '../socket/minimalFeed';
 import { makeDeltaStream, ReplayBook, type DeltaStream } from '../book/deltaStream';
 import type { FeedArgs, FeedCommand, FeedReply } from './busProtocol';
 
-const SUBSCRIPTION_ID = '1';
 const TICK_MS = 1;
 /** Levels a side the snapshot holds at most (the `depth` the client asks for). */
 const SNAPSHOT_DEPTH = 500;
@@ -45,31 +45,6 @@ function snapshotBody(): string {
   const top = book.top(SNAPSHOT_DEPTH);
   const side = (ls: [string, string][]) => ls.map(([p, s]) => ({ price_ticks: p, size_base_lots: s }));
   return `{"data":${JSON.stringify({ bids: side(top.bids), asks: side(top.asks) })},"sequence":"${sent}","timestamp_ns":"${nowNs()}"}`;
-}
-
-function serveRest(req: IncomingMessage, res: ServerResponse): void {
-  const path = (req.url ?? '').split('?')[0];
-  const body = (status: number, text: string): void => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(text);
-  };
-  if (path === '/v1/orderBook') body(200, snapshotBody());
-  else if (path === '/v1/status') body(200, `{"data":{"status":"ok"},"timestamp_ns":"${nowNs()}"}`);
-  else body(404, '{"code":"NOT_FOUND","error":"the bus benchmark feed serves only /v1/orderBook and /v1/status"}');
-}
-
-function onClientFrame(ws: WebSocket, text: string): void {
-  let frame: { type?: unknown; request_id?: unknown; channel?: unknown };
-  try {
-    frame = JSON.parse(text) as typeof frame;
-  } catch {
-    return;
-  }
-  const requestId = typeof frame.request_id === 'string' ? frame.request_id : '';
-  if (frame.type === 'subscribe') {
-    if (!clients.includes(ws)) clients.push(ws);
-    ws.send(writeServerFrame({ type: 'subscribed', request_id: requestId, subscription_id: SUBSCRIPTION_ID, channel: String(frame.channel) }));
-  } else if (frame.type === 'ping') ws.send(writeServerFrame({ type: 'pong', request_id: requestId, timestamp_ns: String(nowNs()) }));
 }
 
 const socketOf = (ws: WebSocket): Socket => (ws as unknown as { _socket: Socket })._socket;
@@ -109,11 +84,11 @@ function stop(): void {
 const count = (): FeedReply => ({ type: 'count', sent, clients: clients.length, exhausted: sent >= dataJson.length, maxBufferedBytes: maxBuffered });
 
 function main(): void {
-  const http = createServer(serveRest);
+  const http = createServer((req, res) => serveBookRest(req, res, snapshotBody, nowNs, 'the bus benchmark feed'));
   const wss = new WebSocketServer({ server: http, path: FEED_PATH, perMessageDeflate: false });
   wss.on('connection', (ws) => {
     ws.on('message', (data, isBinary) => {
-      if (!isBinary) onClientFrame(ws, data.toString());
+      if (!isBinary) answerClientFrame(ws, data.toString(), nowNs, (w) => void (clients.includes(w) || clients.push(w)));
     });
     ws.on('close', () => {
       const i = clients.indexOf(ws);

@@ -10,14 +10,14 @@
  *
  * IPC protocol: see `SenderCommand` and `SenderReply`.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { FEED_PATH, updateFramePrefix, writeServerFrame, writeUpdateData, writeUpdateFrame } from '../../src/protocol';
+import { FEED_PATH, updateFramePrefix, writeUpdateData, writeUpdateFrame } from '../../src/protocol';
+import { answerClientFrame, serveBookRest, SUBSCRIPTION_ID } from './minimalFeed';
 import { makeDeltaStream } from '../book/deltaStream';
 import type { SenderCommand, SenderReply, SenderStyle } from './senderProtocol';
 
-const SUBSCRIPTION_ID = '1';
 const TICK_MS = 1;
 
 let anchorNs = 0n;
@@ -30,31 +30,6 @@ let maxBuffered = 0;
 
 const reply = (r: SenderReply) => process.send!(r);
 const nowNs = () => anchorNs + process.hrtime.bigint();
-
-function serveRest(req: IncomingMessage, res: ServerResponse): void {
-  const path = (req.url ?? '').split('?')[0];
-  const body = (status: number, text: string) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(text);
-  };
-  if (path === '/v1/orderBook') body(200, `{"data":${snapshotJson},"sequence":"0","timestamp_ns":"${nowNs()}"}`);
-  else if (path === '/v1/status') body(200, `{"data":{"status":"ok"},"timestamp_ns":"${nowNs()}"}`);
-  else body(404, '{"code":"NOT_FOUND","error":"the benchmark sender serves only /v1/orderBook and /v1/status"}');
-}
-
-function onClientFrame(ws: WebSocket, text: string): void {
-  let frame: { type?: unknown; request_id?: unknown; channel?: unknown };
-  try {
-    frame = JSON.parse(text) as typeof frame;
-  } catch {
-    return;
-  }
-  const requestId = typeof frame.request_id === 'string' ? frame.request_id : '';
-  if (frame.type === 'subscribe') {
-    client = ws;
-    ws.send(writeServerFrame({ type: 'subscribed', request_id: requestId, subscription_id: SUBSCRIPTION_ID, channel: String(frame.channel) }));
-  } else if (frame.type === 'ping') ws.send(writeServerFrame({ type: 'pong', request_id: requestId, timestamp_ns: String(nowNs()) }));
-}
 
 function start(rate: number, maxFrames: number, style: SenderStyle): void {
   const ws = client;
@@ -90,11 +65,11 @@ function stop(): void {
 }
 
 function main(): void {
-  const http = createServer(serveRest);
+  const http = createServer((req, res) => serveBookRest(req, res, () => `{"data":${snapshotJson},"sequence":"0","timestamp_ns":"${nowNs()}"}`, nowNs, 'the benchmark sender'));
   const wss = new WebSocketServer({ server: http, path: FEED_PATH, perMessageDeflate: false });
   wss.on('connection', (ws) => {
     ws.on('message', (data, isBinary) => {
-      if (!isBinary) onClientFrame(ws, data.toString());
+      if (!isBinary) answerClientFrame(ws, data.toString(), nowNs, (w) => (client = w));
     });
     ws.on('close', () => {
       if (client === ws) client = undefined;
