@@ -1,8 +1,7 @@
 /**
  * The observables the client hands out. RxJS reports an exception thrown by a subscriber's
- * callback through its process-wide `config.onUnhandledError`, by default by rethrowing it on
- * a timer: that would take a trading process down, and a library must not change that
- * global. So the client catches such exceptions where it calls the subscriber: the callbacks
+ * callback through its process-wide unhandled-error hook, which by default rethrows it on a
+ * timer: that would take a trading process down, and a library must leave that hook alone. So the client catches such exceptions where it calls the subscriber: the callbacks
  * given to `subscribe` are wrapped before RxJS sees them, and a throw goes to the client's
  * `errors$` as a `SubscriberError` (the replica and the other subscribers are unaffected).
  * The same holds through `pipe(...)` (operators lift into a `GuardedObservable`). A
