@@ -13,9 +13,14 @@
  * (another key order, whitespace, escapes, a duplicated key, an unknown channel, a value the
  * schemas would reject), falls back to the schema path, which alone decides accept or reject.
  * So both paths accept and reject exactly the same texts, with the same values and messages.
+ *
+ * The update frames of every other channel of the protocol (market stats, candles, funding,
+ * the account channels) have a fast path too, read from the field lists of
+ * feedRecordLayout.ts by fastDecodeLayout.ts under the same rule ({@link scanUpdate}).
  */
 import { CHANNELS, isChannelName } from './channels';
 import { decodeServerFrame, type DecodeResult } from './decode';
+import { scanLayoutUpdate } from './fastDecodeLayout';
 import { hotChannelAt, readHotUpdate } from './fastDecodeRecords';
 import { HOT_FRAME_PATTERNS, PATTERN_TEXT_LIMIT } from './fastDecodeShapes';
 import { CHANNEL_NAME_AT, UPDATE_HEAD } from './hotFrameLayout';
@@ -73,12 +78,21 @@ export function scanHotUpdate(text: string): HotUpdateFrame | undefined {
 }
 
 /**
+ * Reads `text` when it is an update of any channel of the protocol in the server's compact
+ * form and valid in every respect: the hot channels by {@link scanHotUpdate}, the others by
+ * their layouts (fastDecodeLayout.ts); undefined otherwise (the caller falls back). Never throws.
+ */
+export function scanUpdate(text: string): UpdateFrame | undefined {
+  return scanHotUpdate(text) ?? scanLayoutUpdate(text);
+}
+
+/**
  * {@link decodeServerFrame} with the fast path: same results, and `dataValidated: true`
  * when the update's `data` was checked on the way (the caller may skip its own check).
  * Never throws.
  */
 export function fastDecodeServerFrame(text: string, opts: ValidateOptions = {}): FastDecodeResult {
-  const hot = scanHotUpdate(text);
+  const hot = scanUpdate(text);
   if (hot !== undefined) return { ok: true, frame: hot, dataValidated: true };
   const r: DecodeResult = decodeServerFrame(text, opts);
   return r.ok ? { ok: true, frame: r.frame, dataValidated: false } : r;
@@ -96,7 +110,7 @@ export function fastDecodeServerFrame(text: string, opts: ValidateOptions = {}):
  * if (r.ok && r.frame.type === 'update') replica.apply(r.data);
  */
 export function decodeAndValidate(text: string, opts: ValidateOptions = {}): FrameDecodeResult {
-  const hot = scanHotUpdate(text);
+  const hot = scanUpdate(text);
   if (hot !== undefined) return { ok: true, frame: hot, data: hot.data, dataValidated: true };
   return decodeAndValidateWithSchemas(text, opts);
 }

@@ -1,9 +1,10 @@
 /**
  * The text of the server frames (streaming-protocol.md section 3), the one writer of them:
  * the simulator's feed sends what it returns, and the client's fast decoder (fastDecode.ts)
- * reads the update frames of the hot channels (`book`, `bbo`, `trades`) exactly as written
- * here, because both follow the key orders and tokens of hotFrameLayout.ts. A test checks
- * that the fast path takes every frame this writes.
+ * reads the update frames exactly as written here, because both follow the key orders and
+ * tokens of hotFrameLayout.ts (`book`, `bbo`, `trades`) and the field lists of
+ * feedRecordLayout.ts (every other channel). A test checks that the fast path takes every
+ * frame this writes.
  *
  * Updates are written in two parts so a stream event is serialized once whatever the number
  * of subscribers: its `data` ({@link writeUpdateData}) and, per subscription, a constant head
@@ -14,6 +15,7 @@
  * decimal digit strings, an update's `data` valid for its channel's schema) is written in the
  * compact form; the writer does not check it.
  */
+import { CHANNEL_DATA_LAYOUTS, isLayoutChannel } from './feedRecordLayout';
 import type { ServerFrame } from './frames';
 import {
   BBO_KEYS,
@@ -32,6 +34,7 @@ import {
   UPDATE_HEAD,
   type HotChannel,
 } from './hotFrameLayout';
+import { writeLayoutValue } from './layoutWriter';
 import type { Bbo, OrderBook, PriceLevel } from './records/book';
 import type { Trade } from './records/trade';
 
@@ -78,7 +81,8 @@ export function writeUpdateFrame(prefix: string, seq: bigint | string, timestamp
 
 /**
  * The text of an update's `data`: the compact form of hotFrameLayout.ts for a hot channel,
- * `JSON.stringify` for the others. `data` must be valid for the channel's schema.
+ * of feedRecordLayout.ts for the other channels of the protocol (record keys in schema
+ * order), `JSON.stringify` for an unknown channel. `data` must be valid for the channel's schema.
  */
 export function writeUpdateData(channel: string, data: unknown): string {
   switch (channel) {
@@ -89,7 +93,7 @@ export function writeUpdateData(channel: string, data: unknown): string {
     case 'trades':
       return writeTradesData(data as HotUpdateData['trades']);
     default:
-      return JSON.stringify(data);
+      return isLayoutChannel(channel) ? writeLayoutValue(CHANNEL_DATA_LAYOUTS[channel], data) : JSON.stringify(data);
   }
 }
 
