@@ -132,6 +132,8 @@ export interface BusBenchResult {
   readonly relayPublishedSeq: string | null;
   /** Times the relay (re)synced its stream from a snapshot (1: never broke an epoch). */
   readonly relaySyncs: number;
+  /** Updates per bus message the relay published over the run (its batches, see src/nats/busProtocol.ts). */
+  readonly relayUpdatesPerMessage: number;
   readonly exactness: ExactnessRow[];
   /** Every consumer exact at the end, the relay at the last seq, the stream long enough, every window caught up. */
   readonly correct: boolean;
@@ -274,7 +276,7 @@ export async function runBusBench(cfg: BusBenchConfig): Promise<BusBenchResult> 
     for (const e of exactness) if (!e.exact) errors.push(`${e.name}: ${e.error}`);
     const described = await relay.request({ cmd: 'describe' }, 'describe', ASK_MS);
     if (described.publishedSeq !== String(end.sent)) errors.push(`the relay published up to ${described.publishedSeq}, ${end.sent} were sent`);
-    return { config, latency, windows, fanout, sent: end.sent, relayPublishedSeq: described.publishedSeq, relaySyncs: described.syncs, exactness, correct: errors.length === 0, errors, durationSec: (Date.now() - t0) / 1000 };
+    return { config, latency, windows, fanout, sent: end.sent, relayPublishedSeq: described.publishedSeq, relaySyncs: described.syncs, relayUpdatesPerMessage: described.published / Math.max(1, described.messages), exactness, correct: errors.length === 0, errors, durationSec: (Date.now() - t0) / 1000 };
   } finally {
     await Promise.all(consumers.map((c) => c.close()));
     await relay?.close();

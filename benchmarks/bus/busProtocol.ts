@@ -38,7 +38,7 @@ export type RelayCommand = { readonly cmd: 'describe' } | { readonly cmd: 'exit'
 
 export type RelayReply =
   | { readonly type: 'ready' }
-  | { readonly type: 'describe'; readonly status: string; readonly publishedSeq: string | null; readonly published: number; readonly syncs: number; readonly errors: readonly string[] }
+  | { readonly type: 'describe'; readonly status: string; readonly publishedSeq: string | null; readonly published: number; readonly messages: number; readonly syncs: number; readonly errors: readonly string[] }
   | { readonly type: 'error'; readonly message: string };
 
 // ---- a consumer (consumer.ts) -------------------------------------------------

@@ -56,7 +56,7 @@ export function renderBus(r: BusBenchResult, table: Table): string[] {
   const codes = [...new Set(resynced.flatMap((e) => e.resyncCodes))];
   out.push(
     '',
-    `End (feed paused after ${r.sent} updates; relay published up to ${r.relayPublishedSeq ?? 'none'}, synced ${r.relaySyncs} time(s)): ${exact}/${r.exactness.length} consumers exact (last seq, best ${c.checkDepth} levels a side = plain replay). ` +
+    `End (feed paused after ${r.sent} updates; relay published up to ${r.relayPublishedSeq ?? 'none'}, synced ${r.relaySyncs} time(s), ${r.relayUpdatesPerMessage.toFixed(1)} updates per bus message): ${exact}/${r.exactness.length} consumers exact (last seq, best ${c.checkDepth} levels a side = plain replay). ` +
       `${resynced.length ? `Replicas that resynced during the run: ${resynced.map((e) => `${e.name} ${e.resyncs}x`).join(', ')} (codes: ${codes.join(', ') || 'none'}).` : 'No replica resynced.'} ${r.durationSec.toFixed(0)} s.`,
   );
   return out;

@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   });
   const describe = (): RelayReply => {
     const d = relay.describe()[0];
-    return { type: 'describe', status: d?.status ?? 'none', publishedSeq: d?.publishedSeq?.toString() ?? null, published: d?.published ?? 0, syncs: d?.syncs ?? 0, errors: errors.slice(-5) };
+    return { type: 'describe', status: d?.status ?? 'none', publishedSeq: d?.publishedSeq?.toString() ?? null, published: d?.published ?? 0, messages: d?.messages ?? 0, syncs: d?.syncs ?? 0, errors: errors.slice(-5) };
   };
   process.on('message', (cmd: RelayCommand) => {
     if (cmd.cmd === 'describe') reply(describe());

@@ -10,16 +10,27 @@
  * and its first snapshot request is answered with the anchor: exactly what `StreamSync` needs
  * (the updates above S, from S + 1). The anchor moves forward whenever a newer KV entry at or
  * below what was delivered is read, so the tail holds about one relay snapshot interval.
+ * The tail keeps the messages' text (a batch is one flat string), not the decoded updates:
+ * holding about a second of decoded books alive made every collection copy them to the old
+ * generation; a joiner (rare) has the tail read again, with the same validation.
  * @internal
  */
 import type { Consumer, ConsumerMessages } from '@nats-io/jetstream';
 import type { Subscriber } from 'rxjs';
 import { streamKey, type ChannelName, type Scope } from '../protocol';
 import type { SourceEvent, SourceUpdate } from '../replicas';
-import { snapshotKey, updateSubject, type BusNames, type SnapshotRecord } from './busProtocol';
+import { decodeUpdateBatch, snapshotKey, updateSubject, type BusNames, type SnapshotRecord } from './busProtocol';
 
 /** Updates kept for late joiners; past it, a joiner restarts the feed (every reader resyncs). */
 export const MAX_TAIL = 50_000;
+
+/** One message of the tail: a batch as read from JetStream. */
+interface TailBatch {
+  readonly text: string;
+  readonly first: bigint;
+  readonly last: bigint;
+  readonly receivedAtNs: bigint;
+}
 
 /** One replica reading a feed. */
 export interface FeedReader {
@@ -40,8 +51,10 @@ export class BusFeed {
   phase: 'waiting' | 'starting' | 'running' | 'closed' = 'waiting';
   /** The KV entry the tail starts after (see the module comment). */
   anchor?: SnapshotRecord;
-  /** Updates delivered with seq above the anchor's S, in delivery order; undefined when it overflowed. */
-  tail?: SourceUpdate[] = [];
+  /** The batches that delivered updates with seq above the anchor's S, in delivery order; undefined when it overflowed. */
+  tail?: TailBatch[] = [];
+  /** Updates the tail holds (at most, counting a batch's updates below S too). */
+  private tailCount = 0;
   /** The highest seq delivered in this generation. */
   lastSeq?: bigint;
   /** First seq after a hole seen in this generation. */
@@ -74,20 +87,29 @@ export class BusFeed {
   begin(entry: SnapshotRecord): void {
     this.anchor = entry;
     this.tail = [];
+    this.tailCount = 0;
     this.lastSeq = undefined;
     this.gapTo = undefined;
     this.aheadMark = undefined;
   }
 
-  /** Records one delivered update and hands it to every reader. */
-  deliver(u: SourceUpdate): void {
-    if (this.lastSeq !== undefined && u.seq > this.lastSeq + 1n) this.gapTo = u.seq;
-    if (this.lastSeq === undefined || u.seq > this.lastSeq) this.lastSeq = u.seq;
-    if (this.tail !== undefined && u.seq > (this.anchor?.sequence ?? -1n)) {
-      this.tail.push(u);
-      if (this.tail.length > MAX_TAIL) this.tail = undefined;
+  /**
+   * Records the updates of one batch (`text`, bounds `first..last`) that were delivered (the
+   * ones above `lastSeq`, or above the anchor's S before any, in seq order) and hands each to
+   * every reader.
+   */
+  deliver(text: string, first: bigint, last: bigint, updates: readonly SourceUpdate[]): void {
+    const top = updates[updates.length - 1];
+    if (top === undefined) return;
+    const base = this.lastSeq ?? this.anchor?.sequence;
+    if (base !== undefined && updates[0]!.seq > base + 1n) this.gapTo = updates[0]!.seq;
+    if (this.lastSeq === undefined || top.seq > this.lastSeq) this.lastSeq = top.seq;
+    if (this.tail !== undefined && last > (this.anchor?.sequence ?? -1n)) {
+      this.tail.push({ text, first, last, receivedAtNs: top.receivedAtNs });
+      this.tailCount += updates.length;
+      if (this.tailCount > MAX_TAIL) this.tail = undefined;
     }
-    for (const r of this.readers) r.subscriber.next(u);
+    for (const u of updates) for (const r of this.readers) r.subscriber.next(u);
   }
 
   /**
@@ -99,8 +121,13 @@ export class BusFeed {
     if (a !== undefined && entry.sequence <= a.sequence) return;
     this.anchor = entry;
     if (this.gapTo !== undefined && entry.sequence >= this.gapTo - 1n) this.gapTo = undefined;
-    if (this.tail !== undefined) this.tail = this.tail.filter((u) => u.seq > entry.sequence);
-    else if (this.lastSeq === undefined || entry.sequence >= this.lastSeq) this.tail = [];
+    if (this.tail !== undefined) {
+      this.tail = this.tail.filter((b) => b.last > entry.sequence);
+      this.tailCount = this.tail.reduce((n, b) => n + Number(b.last - b.first) + 1, 0);
+    } else if (this.lastSeq === undefined || entry.sequence >= this.lastSeq) {
+      this.tail = [];
+      this.tailCount = 0;
+    }
   }
 
   /** `subscribed` to one reader, then the tail (its first snapshot will be the anchor). */
@@ -108,7 +135,21 @@ export class BusFeed {
     reader.up = true;
     reader.awaitingFirst = true;
     reader.subscriber.next({ kind: 'subscribed', subscriptionId, generation });
-    for (const u of this.tail ?? []) reader.subscriber.next(u);
+    for (const u of this.tailUpdates()) reader.subscriber.next(u);
+  }
+
+  /**
+   * The updates of the tail above the anchor, as they were delivered: each batch read again
+   * (it was read and validated when it came), keeping what is above the last one kept.
+   */
+  private *tailUpdates(): Generator<SourceUpdate> {
+    let after = this.anchor?.sequence;
+    for (const b of this.tail ?? []) {
+      for (const u of decodeUpdateBatch(b.text, this.key, this.channel, after).updates) {
+        after = u.seq;
+        yield { kind: 'update', seq: u.seq, timestampNs: u.timestampNs, receivedAtNs: b.receivedAtNs, data: u.data };
+      }
+    }
   }
 
   /** `disconnected` to every reader that was up. */

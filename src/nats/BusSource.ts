@@ -13,9 +13,11 @@
  *   entry exists; until then nothing is emitted (the replica stays `syncing`);
  * - start: an ordered consumer on the stream's subject (one filter subject, deliver from the
  *   entry's `jsStartSeq`: nats-server 2.9 compatible), then `subscribed` (a new generation);
- *   each message is an `update` (the exchange's update frame, read and validated by
- *   `decodeUpdateMessage`; `receivedAtNs` from the clock); an unreadable one is reported and
- *   sends `resync_required`;
+ *   each message is a batch of updates (busProtocol.ts, read and validated by
+ *   `decodeUpdateBatch`): the ones above the last seq delivered in this generation are
+ *   `update`s (`receivedAtNs` from the clock, one reading per batch), the others (a batch
+ *   overlapping what another relay's batch already delivered) are dropped unread; an
+ *   unreadable one is reported and sends `resync_required`;
  * - `snapshot()` answers a reader's first request after its `subscribed` with the anchor entry (the
  *   page its loader asks for: data, sequence, timestamp_ns); a later request (the replica
  *   resyncs: a gap, a `seq` it refused, the liveness window) reads the KV entry again:
@@ -47,9 +49,9 @@ import { Observable } from 'rxjs';
 import { systemClock, type Clock, type Timer } from '../clock';
 import { AbortedError, InvalidParameterError } from '../errors';
 import { CHANNELS, streamKey, type ChannelName, type ParamValues, type Scope, type SnapshotOperationName } from '../protocol';
-import type { ReplicaSource, SnapshotPage, SourceEvent } from '../replicas';
+import type { ReplicaSource, SnapshotPage, SourceEvent, SourceUpdate } from '../replicas';
 import { SnapshotError } from '../replicas/SnapshotError';
-import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, decodeUpdateMessage, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
+import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, decodeUpdateBatch, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
 import { loadNats, type NatsModules } from './natsModules';
 
 export interface BusSourceOptions {
@@ -472,20 +474,24 @@ export class BusSource implements ReplicaSource {
     this.rejoinAll(feed);
   }
 
+  /** One batch: its updates above the last one delivered, each to every reader (see busProtocol.ts). */
   private onMessage(feed: BusFeed, token: number, m: JsMsg): void {
     if (token !== feed.token) return;
-    let seq: bigint;
-    let timestampNs: bigint;
-    let data: unknown;
+    const text = m.string();
+    let batch: ReturnType<typeof decodeUpdateBatch>;
     try {
-      ({ seq, timestampNs, data } = decodeUpdateMessage(m.string(), feed.key, feed.channel));
+      // Above what was delivered, or above the anchor's S at first (its readers start from that snapshot).
+      batch = decodeUpdateBatch(text, feed.key, feed.channel, feed.lastSeq ?? feed.anchor?.sequence);
     } catch (e) {
       this.report(e);
       const reason = `unreadable message ${m.seq} on ${feed.subject}: ${(e as Error).message}`;
       for (const r of feed.readers) if (r.up) r.subscriber.next({ kind: 'resync_required', reason });
       return;
     }
-    feed.deliver({ kind: 'update', seq, timestampNs, receivedAtNs: this.clock.nowNs(), data });
+    if (batch.updates.length === 0) return;
+    const receivedAtNs = this.clock.nowNs();
+    const updates = batch.updates.map((u): SourceUpdate => ({ kind: 'update', seq: u.seq, timestampNs: u.timestampNs, receivedAtNs, data: u.data }));
+    feed.deliver(text, batch.head.first, batch.head.last, updates);
   }
 
   private stop(feed: BusFeed, reason: string): void {

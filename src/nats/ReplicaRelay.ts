@@ -19,7 +19,7 @@ import { channelReducer } from '../replicas/channelReducers';
 import { loadSinglePage, StreamSync, type LoadedSnapshot, type SnapshotPage, type SnapshotRequest, type StreamSyncOptions } from '../replicas';
 import type { AppliedHook } from '../replicas/AppliedChange';
 import { streamKey, type ChannelName, type OperationName, type ParamValues } from '../protocol';
-import { BUS_FORMAT_VERSION, decodeUpdateMessage, exactJson, MARKETS_META_KEY, type MarketsMeta, encodeHeartbeat, heartbeatSubject, SNAPSHOT_HISTORY, UPDATE_HEADERS, updateStreamConfig, type Heartbeat, type HeartbeatStream, type RelayStreamStatus } from './busProtocol';
+import { BUS_FORMAT_VERSION, exactJson, readBatchHead, MARKETS_META_KEY, type MarketsMeta, encodeHeartbeat, heartbeatSubject, SNAPSHOT_HISTORY, UPDATE_HEADERS, updateStreamConfig, type Heartbeat, type HeartbeatStream, type RelayStreamStatus } from './busProtocol';
 import { loadNats, type NatsModules } from './natsModules';
 import { OrderedPublisher } from './OrderedPublisher';
 import { resolveRelayOptions, type RelayStream, type ReplicaRelayOptions, type ResolvedRelayOptions } from './relayOptions';
@@ -214,7 +214,7 @@ export class ReplicaRelay {
           load,
           publisher: this.publisher,
           store: this.store,
-          startAfterLast: (subject, sequence) => this.startAfterLast(subject, sequence, streamKey(channel, scope), channel),
+          startAfterLast: (subject, sequence) => this.startAfterLast(subject, sequence, streamKey(channel, scope)),
           report: (e) => this.report(e),
           onStatus: (status) => this.statusSubject.next({ streamKey: relay.key, status }),
         },
@@ -255,13 +255,13 @@ export class ReplicaRelay {
    * just after its last message (read after the stream's last sequence, so that anything
    * stored later is after the answer); undefined when the subject already holds one above.
    */
-  private async startAfterLast(subject: string, sequence: bigint, key: string, channel: ChannelName): Promise<number | undefined> {
+  private async startAfterLast(subject: string, sequence: bigint, key: string): Promise<number | undefined> {
     const info = await this.jsm.streams.info(this.options.names.stream);
     const last = await this.jsm.streams.getMessage(this.options.names.stream, { last_by_subj: subject });
     if (last === null) return info.state.last_seq + 1;
     let seq: bigint;
     try {
-      seq = decodeUpdateMessage(last.string(), key, channel).seq;
+      seq = readBatchHead(last.string(), key).last;
     } catch {
       return undefined; // unreadable: wait for our own publish of S + 1
     }

@@ -6,7 +6,14 @@
  *
  * Epochs. Every state the replica builds from a snapshot (S, with the buffered updates
  * S + 1.. folded onto it) starts an epoch: the folded updates are published, then each update
- * the replica applies while live (each the previous seq + 1, by StreamSync's guarantee). The
+ * the replica applies while live (each the previous seq + 1, by StreamSync's guarantee).
+ *
+ * Batches. The updates applied in one turn of the event loop (one socket read of the
+ * exchange feed) are published as ONE message, a batch first..last (busProtocol.ts), handed
+ * to the publisher in a microtask at the end of that turn: no wait is added (the NATS client
+ * writes its buffer in a microtask too), and the per-message costs of NATS (protocol lines,
+ * headers, acknowledgements, the consumers' message objects) are paid once per batch. A
+ * batch is cut early at `MAX_BATCH_CHARS`. Consecutive batches of an epoch are contiguous. The
  * epoch ends when the replica stops being live (a resync, a disconnect: StreamSync's
  * triggers) or when the relay cannot carry an update (a failed publish, a full publish queue,
  * an update it cannot encode exactly: the replica is then resynced). Within an epoch the
@@ -15,13 +22,14 @@
  *
  * Alignment (the KV entry: data at S, and `jsStartSeq`). `jsStartSeq` must be a JetStream
  * sequence from which the subject holds S + 1 first among the updates above S. The relay
- * knows where each of its own publishes was stored (the PubAck's sequence; for a message
- * JetStream already held, the sequence of the stored copy). So:
- * - S + 1 published in this epoch: `jsStartSeq` = its PubAck sequence (exact);
- * - the replica is at S and S is the last it published: `jsStartSeq` = where S was stored
- *   (the consumer drops S; S + 1, published later, is stored after it);
+ * knows where each of its own batches was stored (the PubAck's sequence; for a message
+ * JetStream already held, the sequence of the stored copy, a batch with the same bounds). So:
+ * - S + 1 published in this epoch: `jsStartSeq` = the PubAck sequence of its batch (the
+ *   consumer trims what the batch holds at or below S);
+ * - the replica is at S and S is the last it published: `jsStartSeq` = where the batch
+ *   ending at S was stored (the consumer drops it; S + 1, published later, is stored after);
  * - the replica is at S and published nothing yet in this epoch (a quiet stream just synced):
- *   it looks up the subject's last message; when none or its `seq <= S`, `jsStartSeq` = just
+ *   it looks up the subject's last message; when none or its batch ends at or below S, `jsStartSeq` = just
  *   after the stream's last sequence read before that look-up (anything above S is stored
  *   later), else it waits for its own publish of S + 1;
  * - S + 1 sent but not acknowledged yet, or the replica still below S (a refresh snapshot
@@ -42,7 +50,7 @@ import type { AppliedChange, AppliedHook } from '../replicas/AppliedChange';
 import { RESYNC_TRIGGERS } from '../replicas/streamSyncOptions';
 import type { BufferedUpdate } from '../replicas/UpdateBuffer';
 import { recordOf } from '../util/recordOf';
-import { BUS_FORMAT_VERSION, encodeUpdateMessage, messageId, snapshotKey, updateMessagePrefix, updateSubject, type HeartbeatStream, type PublishAck, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
+import { BUS_FORMAT_VERSION, encodeUpdateBatch, encodeUpdateMessage, MAX_BATCH_CHARS, messageId, snapshotKey, updateMessagePrefix, updateSubject, type HeartbeatStream, type PublishAck, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
 import type { OrderedPublisher } from './OrderedPublisher';
 import type { ResolvedRelayOptions } from './relayOptions';
 import type { SnapshotStore, StoreResult } from './SnapshotStore';
@@ -114,12 +122,22 @@ export class StreamRelay {
   private refreshTimer?: Timer;
   private alignTimer?: Timer;
   private updatesSinceSnapshot = 0;
+  /** The batch being gathered in this turn: the frames of updates `batchFirst`.. (see the module comment). */
+  private batch: string[] = [];
+  private batchFirst = 0n;
+  private batchChars = 0;
+  private flushQueued = false;
+  private readonly flushBatch = (): void => {
+    this.flushQueued = false;
+    this.guard(() => this.submitBatch());
+  };
 
   // counters for heartbeats
   private publishedSeq: bigint | null = null;
   private snapshotSequence: bigint | null = null;
   private published = 0;
   private duplicates = 0;
+  private messages = 0;
   private syncs = 0;
   private readonly carryFailures: Record<CarryFailure, number> = { publish_failed: 0, backpressure: 0, encode: 0, snapshot_ahead: 0 };
 
@@ -161,6 +179,7 @@ export class StreamRelay {
       snapshotSequence: this.snapshotSequence,
       published: this.published,
       duplicates: this.duplicates,
+      messages: this.messages,
       syncs: this.syncs,
     };
   }
@@ -227,6 +246,9 @@ export class StreamRelay {
   private endEpoch(): void {
     this.epoch++;
     this.live = false;
+    // Updates of the ended epoch not handed to the publisher yet are dropped with it.
+    this.batch = [];
+    this.batchChars = 0;
     this.positions.clear();
     this.pending = undefined;
     this.loading?.abort();
@@ -247,35 +269,59 @@ export class StreamRelay {
 
   // ---- publishing ------------------------------------------------------------
 
+  /** Adds an update to this turn's batch (published at the end of the turn, see the module comment). */
   private publish(u: BufferedUpdate): void {
-    let payload: string;
+    let frame: string;
     try {
-      payload = encodeUpdateMessage(this.messagePrefix, this.channel, u.seq, u.timestampNs, u.data);
+      frame = encodeUpdateMessage(this.messagePrefix, this.channel, u.seq, u.timestampNs, u.data);
     } catch (error) {
       this.deps.report(new ExchangeReplicaError('ERR_BUS', `update ${u.seq} of ${this.key} cannot be carried exactly: ${(error as Error).message}`, { stream: this.key }, { cause: error }));
       return this.breakEpoch('encode');
     }
-    const epoch = this.epoch;
-    const seq = u.seq;
-    const accepted = this.deps.publisher.submit({
-      subject: this.subject,
-      payload,
-      msgID: messageId(this.key, seq),
-      wanted: () => this.epoch === epoch,
-      onAck: (ack) => this.guard(() => this.onAck(epoch, seq, ack)),
-      onError: (error) => this.guard(() => this.onPublishError(epoch, seq, error)),
-    });
-    if (!accepted) return this.breakEpoch('backpressure');
+    if (this.batch.length > 0 && this.batchChars + frame.length > MAX_BATCH_CHARS) {
+      this.submitBatch();
+      if (!this.live) return;
+    }
+    if (this.batch.length === 0) this.batchFirst = u.seq;
+    this.batch.push(frame);
+    this.batchChars += frame.length + 1;
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      queueMicrotask(this.flushBatch);
+    }
     this.updatesSinceSnapshot++;
     if (this.updatesSinceSnapshot >= this.options.snapshotRefreshUpdates) this.requestRefresh();
   }
 
-  private onAck(epoch: number, seq: bigint, ack: PublishAck): void {
-    this.published++;
-    if (ack.duplicate) this.duplicates++;
-    if (this.publishedSeq === null || seq > this.publishedSeq) this.publishedSeq = seq;
+  /** Hands the batch gathered so far to the publisher as one message. */
+  private submitBatch(): void {
+    const frames = this.batch;
+    if (frames.length === 0 || !this.live) return;
+    this.batch = [];
+    this.batchChars = 0;
+    const epoch = this.epoch;
+    const first = this.batchFirst;
+    const last = first + BigInt(frames.length - 1);
+    const accepted = this.deps.publisher.submit({
+      subject: this.subject,
+      payload: encodeUpdateBatch(first, frames),
+      msgID: messageId(this.key, first, last),
+      wanted: () => this.epoch === epoch,
+      onAck: (ack) => this.guard(() => this.onAck(epoch, first, last, ack)),
+      onError: (error) => this.guard(() => this.onPublishError(epoch, last, error)),
+    });
+    if (!accepted) this.breakEpoch('backpressure');
+  }
+
+  private onAck(epoch: number, first: bigint, last: bigint, ack: PublishAck): void {
+    const n = Number(last - first) + 1;
+    this.published += n;
+    this.messages++;
+    if (ack.duplicate) this.duplicates += n;
+    if (this.publishedSeq === null || last > this.publishedSeq) this.publishedSeq = last;
     if (epoch !== this.epoch) return;
-    this.positions.set(seq, ack.seq);
+    // Every update of the batch is read from the batch's message (a consumer trims what it already has).
+    for (let seq = first; seq <= last; seq++) this.positions.set(seq, ack.seq);
     if (this.positions.size > MAX_POSITIONS) {
       for (const k of this.positions.keys()) {
         this.positions.delete(k);

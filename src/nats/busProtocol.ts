@@ -3,30 +3,50 @@
  * place. Nothing here talks to NATS (the relay and the consumers do).
  *
  * - One JetStream stream (`ER_UPDATES`, subjects `er.u.>`) holds the updates of every
- *   stream: one subject per stream key (`er.u.<channel>.<scope tokens>`), one message per
- *   exchange update, its JetStream message id `<streamKey>#<seq>` (so that two relays
- *   publishing the same update store it once, header `Nats-Msg-Id`), the relay in header
- *   `Er-Relay`, and as the payload the exchange's update frame in the protocol's compact
- *   form, its `subscription_id` the stream key (so consumers read it with the protocol's
- *   fast decoder).
+ *   stream: one subject per stream key (`er.u.<channel>.<scope tokens>`). One message is a
+ *   BATCH: the consecutive updates `first..last` of one stream that a relay applied in one
+ *   turn of its event loop (one socket read of the exchange feed: no added wait), see
+ *   {@link encodeUpdateBatch}. Its JetStream message id is `<streamKey>#<first>-<last>`
+ *   (header `Nats-Msg-Id`), the relay in header `Er-Relay`.
  * - One KV bucket (`er_snapshots`) holds one snapshot per stream (key `<channel>.<scope
  *   tokens>`): the snapshot's data, its exchange sequence S and the JetStream sequence a
  *   consumer reads the stream's subject from (`jsStartSeq`).
  * - Heartbeats (core NATS, not stored): `er.hb.<relayId>`, the relay's streams and their
  *   statuses.
  *
- * A consumer: read the KV entry (data, S, jsStartSeq), read the subject from `jsStartSeq`,
- * drop `seq <= S`, require each next `seq` to be the previous + 1, and on a gap read the KV
- * entry again (it is refreshed by every relay at least every `snapshotRefreshMs`).
+ * What the subject holds (one relay): its batches in seq order, each starting where the one
+ * before ended + 1, within an epoch (see StreamRelay: between two epochs, a hole).
+ *
+ * What the subject holds (two relays carrying the same stream, HA): JetStream stores a batch
+ * id once within its duplicate window, so a batch the other relay already stored with the
+ * SAME bounds is dropped (the PubAck names the stored copy). Two relays read the exchange on
+ * their own sockets and may cut different batches ([10..12] and [10..15]): both are stored,
+ * and the subject then holds overlapping batches. No update is ever lost to deduplication:
+ * a batch is dropped only when one with the same bounds, hence the same updates, is stored.
+ * (An id from the first seq alone would drop [10..15] after [10..12], and 13..15 would be
+ * missing from that relay's run.) Each relay's own batches stay contiguous, so the
+ * interleaving of two relays' batches, read with the rule below, never shows a gap: when a
+ * batch of relay B comes, B's previous batch (which ended at its first - 1) was already read.
+ *
+ * A consumer: read the KV entry (data, S, jsStartSeq), read the subject from `jsStartSeq`;
+ * of each batch keep only the updates above the last one kept (above S at first: an
+ * overlapping batch is trimmed, one wholly at or below is dropped), require the first one
+ * kept to be the last + 1, and on a gap read the KV entry again (it is refreshed by every
+ * relay at least every `snapshotRefreshMs`). Every update is thus delivered exactly once,
+ * in seq order.
  *
  * Every bigint travels as a decimal string; JetStream sequences are JSON numbers (they are
- * numbers in the NATS clients).
+ * numbers in the NATS clients). Every record carries the format version; a reader refuses
+ * another version with an error that says so (relays and consumers must speak the same one).
  */
 import * as z from 'zod/mini';
 import { CHANNELS, decodeAndValidate, HOT_CHANNELS, isChannelName, safeParse, streamKey, updateFramePrefix, validateScope, writeUpdateData, writeUpdateFrame, type ChannelName, type HotChannel, type OperationName, type Scope, type ValidateOptions } from '../protocol';
 
-/** Version of the formats below; a reader refuses a record of another version. */
-export const BUS_FORMAT_VERSION = 2;
+/**
+ * Version of the formats below; a reader refuses a record of another version. 3: update
+ * messages are batches ({@link encodeUpdateBatch}); 2 had one update per message.
+ */
+export const BUS_FORMAT_VERSION = 3;
 
 /** @default prefix of every name of the bus */
 export const DEFAULT_BUS_PREFIX = 'er';
@@ -104,9 +124,13 @@ export function heartbeatSubject(names: BusNames, relayId: string): string {
   return `${names.prefix}.hb.${encodeToken(relayId)}`;
 }
 
-/** The JetStream message id of one update: JetStream stores each id once within the duplicate window. */
-export function messageId(key: string, seq: bigint): string {
-  return `${key}#${seq}`;
+/**
+ * The JetStream message id of the batch of updates `first..last` of a stream: JetStream stores
+ * each id once within the duplicate window, so two relays' batches are stored once only when
+ * they have the same bounds (see the module comment).
+ */
+export function messageId(key: string, first: bigint, last: bigint): string {
+  return `${key}#${first}-${last}`;
 }
 
 // ---- update messages ----------------------------------------------------------
@@ -120,7 +144,14 @@ export const UPDATE_HEADERS = {
 } as const;
 
 /**
- * The payload of an update message: the exchange's own update frame in the compact form of
+ * Largest batch payload a relay builds (bytes of UTF-16 text, about the UTF-8 size for the
+ * ASCII frames): far below nats-server's default max_payload (1 MiB). A turn that applied
+ * more (a snapshot's folded updates) is published as several consecutive batches.
+ */
+export const MAX_BATCH_CHARS = 256 * 1024;
+
+/**
+ * One update of a batch: the exchange's own update frame in the compact form of
  * the protocol's writer (streaming-protocol.md section 3), its `subscription_id` the stream
  * key, e.g. `{"type":"update","subscription_id":"book|market_id=0|is_perps=true","channel":"book","seq":"42","timestamp_ns":"...","data":{...}}`.
  * A consumer reads it with the protocol's decoder: `book`, `bbo` and `trades` with one
@@ -168,6 +199,83 @@ export function decodeUpdateMessage(text: string, key: string, channel: ChannelN
   if (f.subscription_id !== key || f.channel !== channel) throw new Error(`update message of ${key}: it names stream ${f.subscription_id} of channel ${f.channel}`);
   if (!r.dataValidated) throw new Error(`update message of ${key}: data not validated`);
   return { streamKey: key, channel, seq: BigInt(f.seq), timestampNs: BigInt(f.timestamp_ns), data: r.data };
+}
+
+// ---- update batches (the payload of an update message) ------------------------
+
+/** The first line of a batch: `{"v":3,"first":"<seq>","last":"<seq>"}`. */
+const BATCH_HEAD = /^\{"v":3,"first":"(\d{1,20})","last":"(\d{1,20})"\}$/;
+/** The version a message claims, read from whatever it starts with. */
+const ANY_VERSION = /^\{"v":(\d+)[,}]/;
+
+/**
+ * The payload of an update message: a head line `{"v":3,"first":"F","last":"L"}`, then the
+ * updates F..L of one stream, one update frame ({@link encodeUpdateMessage}) per line, in
+ * seq order (`\n` separated; a compact frame never holds a raw line break). `frames[i]` must
+ * be the frame of update `first + i`.
+ */
+export function encodeUpdateBatch(first: bigint, frames: readonly string[]): string {
+  if (frames.length === 0) throw new Error('an update batch holds at least one update');
+  return `{"v":${BUS_FORMAT_VERSION},"first":"${first}","last":"${first + BigInt(frames.length - 1)}"}\n${frames.join('\n')}`;
+}
+
+/** The bounds of a batch. */
+export interface BatchHead {
+  readonly first: bigint;
+  readonly last: bigint;
+  /** Index in the text of the first frame. */
+  readonly body: number;
+}
+
+/**
+ * Reads the head line of a batch.
+ * @throws Error naming the version of a message of another format version (a version 2
+ * message is a bare update frame), or what is wrong.
+ */
+export function readBatchHead(text: string, key: string): BatchHead {
+  const nl = text.indexOf('\n');
+  const head = nl < 0 ? text : text.slice(0, nl);
+  const m = BATCH_HEAD.exec(head);
+  if (m === null || nl < 0) throw new Error(`update message of ${key}: ${unreadableHead(head)}`);
+  const first = BigInt(m[1]!);
+  const last = BigInt(m[2]!);
+  if (last < first) throw new Error(`update message of ${key}: batch ${first}..${last} ends before it starts`);
+  return { first, last, body: nl + 1 };
+}
+
+function unreadableHead(head: string): string {
+  const v = ANY_VERSION.exec(head);
+  if (v !== null && Number(v[1]) !== BUS_FORMAT_VERSION) return `bus format version ${v[1]}, this reader reads version ${BUS_FORMAT_VERSION} (run relays and consumers of the same version)`;
+  if (head.startsWith('{"type":')) return `a bare update frame (bus format version 2), this reader reads version ${BUS_FORMAT_VERSION} (run relays and consumers of the same version)`;
+  return `not a version ${BUS_FORMAT_VERSION} batch head: ${JSON.stringify(head.slice(0, 120))}`;
+}
+
+/**
+ * Reads a batch of the stream `key` (of `channel`), keeping the updates with `seq > after`
+ * (all of them when `after` is undefined). The head's bounds must match the number of frames;
+ * each kept frame is read and validated by {@link decodeUpdateMessage} and must carry the seq
+ * of its place. Frames at or below `after` are not read: they are never applied. Nothing is
+ * returned unless every kept frame is valid.
+ * @throws Error naming what is wrong (a message of another format version says so).
+ */
+export function decodeUpdateBatch(text: string, key: string, channel: ChannelName, after?: bigint): { readonly head: BatchHead; readonly updates: UpdateMessage[] } {
+  const head = readBatchHead(text, key);
+  const count = head.last - head.first + 1n;
+  const updates: UpdateMessage[] = [];
+  let at = head.body;
+  let seq = head.first;
+  for (; at <= text.length; seq++) {
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    if (after === undefined || seq > after) {
+      const u = decodeUpdateMessage(text.slice(at, end), key, channel);
+      if (u.seq !== seq) throw new Error(`update message of ${key}: frame ${seq - head.first} of batch ${head.first}..${head.last} holds seq ${u.seq}`);
+      updates.push(u);
+    }
+    at = end + 1;
+  }
+  if (seq - head.first !== count) throw new Error(`update message of ${key}: batch ${head.first}..${head.last} holds ${seq - head.first} frames`);
+  return { head, updates };
 }
 
 // ---- acknowledgements (JetStream's answer to a publish) ----------------------
@@ -242,6 +350,12 @@ function checkJsonValue(v: unknown, path: string): void {
   }
 }
 
+/** @throws Error saying so when a record names another format version. */
+function checkVersion(json: unknown, what: string): void {
+  const v = typeof json === 'object' && json !== null ? (json as { v?: unknown }).v : undefined;
+  if (typeof v === 'number' && v !== BUS_FORMAT_VERSION) throw new Error(`invalid ${what}: bus format version ${v}, this reader reads version ${BUS_FORMAT_VERSION} (run relays and consumers of the same version)`);
+}
+
 // ---- snapshots (KV) -----------------------------------------------------------
 
 /**
@@ -309,7 +423,9 @@ export function encodeSnapshotRecord(r: SnapshotRecord): string {
  * @throws Error naming what is wrong.
  */
 export function decodeSnapshotRecord(text: string): SnapshotRecord {
-  const parsed = safeParse(SnapshotRecordSchema, JSON.parse(text));
+  const json: unknown = JSON.parse(text);
+  checkVersion(json, 'snapshot record');
+  const parsed = safeParse(SnapshotRecordSchema, json);
   if (!parsed.success) throw new Error(`invalid snapshot record: ${parsed.error.issues.map((i) => `${i.path.join('.') || '$'}: ${i.message}`).join('; ')}`);
   const p = parsed.data;
   const channel = p.channel as ChannelName;
@@ -354,8 +470,10 @@ export interface HeartbeatStream {
   readonly snapshotSequence: bigint | null;
   /** Updates published (acknowledged) by this relay, duplicates included. */
   readonly published: number;
-  /** Of those, the ones JetStream already held (published first by another relay). */
+  /** Of those, the ones JetStream already held (in a batch with the same bounds published first by another relay). */
   readonly duplicates: number;
+  /** Messages (batches) published (acknowledged) by this relay, duplicates included. */
+  readonly messages: number;
   /** Times this stream was (re)synced from a snapshot. */
   readonly syncs: number;
 }
@@ -402,6 +520,7 @@ const HeartbeatSchema = z.object({
       snapshotSequence: NullableDecimal,
       published: z.number().check(z.int(), z.gte(0)),
       duplicates: z.number().check(z.int(), z.gte(0)),
+      messages: z.number().check(z.int(), z.gte(0)),
       syncs: z.number().check(z.int(), z.gte(0)),
     }),
   ),
@@ -418,7 +537,9 @@ export function encodeHeartbeat(h: Heartbeat): string {
 
 /** Reads a heartbeat payload. @throws Error naming what is wrong. */
 export function decodeHeartbeat(text: string): Heartbeat {
-  const parsed = safeParse(HeartbeatSchema, JSON.parse(text));
+  const json: unknown = JSON.parse(text);
+  checkVersion(json, 'heartbeat');
+  const parsed = safeParse(HeartbeatSchema, json);
   if (!parsed.success) throw new Error(`invalid heartbeat: ${parsed.error.issues.map((i) => `${i.path.join('.') || '$'}: ${i.message}`).join('; ')}`);
   const p = parsed.data;
   return {

@@ -8,7 +8,7 @@ import { Kvm } from '@nats-io/kv';
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { Simulator, type SimulatorOptions } from '../../src/simulator';
 import { ReplicaRelay, type ReplicaRelayOptions } from '../../src/nats';
-import { decodeSnapshotRecord, decodeUpdateMessage, UPDATE_HEADERS, type BusNames, type SnapshotRecord } from '../../src/nats/busProtocol';
+import { decodeSnapshotRecord, decodeUpdateBatch, UPDATE_HEADERS, type UpdateMessage, type BusNames, type SnapshotRecord } from '../../src/nats/busProtocol';
 import { isChannelName } from '../../src/protocol';
 
 /** Polls `probe` until it returns a value other than undefined/false, within `ms`. */
@@ -50,9 +50,12 @@ export function truth<T = unknown>(sim: Simulator, op: Parameters<Simulator['tru
   return { sequence: BigInt(body.sequence ?? '0'), data: body.data };
 }
 
-/** One stored update message, decoded. */
+/** One update of a stored message (a batch), decoded: a batch gives one per update it holds. */
 export interface BusMessage {
   readonly jsSeq: number;
+  /** The bounds of the batch it came in. */
+  readonly first: bigint;
+  readonly last: bigint;
   readonly streamKey: string;
   readonly seq: bigint;
   readonly timestampNs: bigint;
@@ -99,8 +102,10 @@ export async function readSubject(nc: NatsConnection, names: BusNames, subject: 
           pending = m.info.pending;
           if (m.seq <= lastJsSeq) continue; // delivered again after an abandoned fetch
           lastJsSeq = m.seq;
-          const u = readUpdate(m.string());
-          out.push({ jsSeq: m.seq, streamKey: u.streamKey, seq: u.seq, timestampNs: u.timestampNs, relayId: m.headers?.get(UPDATE_HEADERS.relay) ?? '', msgId: m.headers?.get(UPDATE_HEADERS.msgId) ?? '', data: u.data });
+          const relayId = m.headers?.get(UPDATE_HEADERS.relay) ?? '';
+          const msgId = m.headers?.get(UPDATE_HEADERS.msgId) ?? '';
+          const { first, last, updates } = readBatch(m.string());
+          for (const u of updates) out.push({ jsSeq: m.seq, first, last, streamKey: u.streamKey, seq: u.seq, timestampNs: u.timestampNs, relayId, msgId, data: u.data });
         }
       } catch (e) {
         if (!/heartbeats missed/.test(String(e))) throw e;
@@ -115,11 +120,27 @@ export async function readSubject(nc: NatsConnection, names: BusNames, subject: 
   }
 }
 
-/** An update message of whichever stream it names (the bus's decoder checks it against that stream). */
-function readUpdate(text: string): ReturnType<typeof decodeUpdateMessage> {
-  const named = JSON.parse(text) as { subscription_id?: unknown; channel?: unknown };
+/** A batch of whichever stream its first frame names (the bus's decoder checks every frame against that stream). */
+function readBatch(text: string): { first: bigint; last: bigint; updates: UpdateMessage[] } {
+  const named = JSON.parse(text.split('\n')[1] ?? '') as { subscription_id?: unknown; channel?: unknown };
   if (typeof named.subscription_id !== 'string' || !isChannelName(named.channel)) throw new Error(`not an update message: ${text.slice(0, 200)}`);
-  return decodeUpdateMessage(text, named.subscription_id, named.channel);
+  const { head, updates } = decodeUpdateBatch(text, named.subscription_id, named.channel);
+  return { first: head.first, last: head.last, updates };
+}
+
+/**
+ * The updates a consumer takes from `msgs` (one subject, in stored order): of each batch the
+ * ones above the last one taken (busProtocol.ts); throws on a gap between two taken.
+ */
+export function consumerView(msgs: readonly BusMessage[]): BusMessage[] {
+  const out: BusMessage[] = [];
+  for (const m of msgs) {
+    const top = out[out.length - 1];
+    if (top !== undefined && m.seq <= top.seq) continue;
+    if (top !== undefined && m.seq !== top.seq + 1n) throw new Error(`gap: ${top.seq} then ${m.seq} (js ${top.jsSeq} then ${m.jsSeq})`);
+    out.push(m);
+  }
+  return out;
 }
 
 /** The snapshot record of a KV key, or undefined. */

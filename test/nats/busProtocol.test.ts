@@ -5,7 +5,9 @@ import {
   busNames,
   decodeHeartbeat,
   decodePublishAck,
+  decodeUpdateBatch,
   decodeUpdateMessage,
+  encodeUpdateBatch,
   encodeUpdateMessage,
   decodeSnapshotRecord,
   encodeHeartbeat,
@@ -82,8 +84,63 @@ describe('bus names', () => {
     expect(busNames('my-ex_2').stream).toBe('MY_EX_2_UPDATES');
   });
 
-  it('names a message by stream key and seq', () => {
-    expect(messageId(streamKey('book', { market_id: 0, is_perps: true }), 42n)).toBe('book|market_id=0|is_perps=true#42');
+  it('names a message by stream key and the bounds of its batch', () => {
+    expect(messageId(streamKey('book', { market_id: 0, is_perps: true }), 42n, 51n)).toBe('book|market_id=0|is_perps=true#42-51');
+    // Two batches that start at the same seq but hold different updates have different ids (JetStream keeps both).
+    expect(messageId('k', 10n, 12n)).not.toBe(messageId('k', 10n, 15n));
+  });
+});
+
+describe('update batches', () => {
+  const key = streamKey('book', SCOPES.book);
+  const prefix = updateMessagePrefix('book', key);
+  const level = (p: number) => ({ bids: [{ price_ticks: String(p), size_base_lots: '1' }], asks: [] });
+  const frame = (seq: bigint) => encodeUpdateMessage(prefix, 'book', seq, 1000n + (seq % 1000n), level(Number(seq % 1000n)));
+  const batch = (first: bigint, last: bigint) => {
+    const frames: string[] = [];
+    for (let s = first; s <= last; s++) frames.push(frame(s));
+    return encodeUpdateBatch(first, frames);
+  };
+  const seqs = (text: string, after?: bigint) => decodeUpdateBatch(text, key, 'book', after).updates.map((u) => u.seq);
+
+  it('carries consecutive updates of one stream under a head naming their bounds', () => {
+    const text = batch(41n, 43n);
+    expect(text.split('\n')).toEqual([`{"v":${BUS_FORMAT_VERSION},"first":"41","last":"43"}`, frame(41n), frame(42n), frame(43n)]);
+    const { head, updates } = decodeUpdateBatch(text, key, 'book');
+    expect([head.first, head.last]).toEqual([41n, 43n]);
+    expect(updates).toEqual([41n, 42n, 43n].map((seq) => ({ streamKey: key, channel: 'book', seq, timestampNs: 1000n + seq, data: level(Number(seq)) })));
+    expect(seqs(batch(18446744073709551615n, 18446744073709551615n))).toEqual([18446744073709551615n]);
+    expect(() => encodeUpdateBatch(1n, [])).toThrow(/at least one/);
+  });
+
+  it('trims what a consumer already has: keeps the updates above `after`, drops a batch wholly at or below it', () => {
+    expect(seqs(batch(10n, 15n), 12n)).toEqual([13n, 14n, 15n]);
+    expect(seqs(batch(10n, 15n), 9n)).toEqual([10n, 11n, 12n, 13n, 14n, 15n]);
+    expect(seqs(batch(10n, 15n), 15n)).toEqual([]);
+    expect(seqs(batch(10n, 15n), 99n)).toEqual([]);
+    // A trimmed frame is not read (never applied), so even a malformed one there costs nothing...
+    const broken = batch(10n, 12n).replace(frame(10n), 'garbage');
+    expect(seqs(broken, 10n)).toEqual([11n, 12n]);
+    // ...but one that is kept is refused, and then nothing of the batch is returned.
+    expect(() => seqs(broken, 9n)).toThrow(/not valid JSON/);
+  });
+
+  it('leaves the gap check to the reader: a batch above `after` + 1 is returned whole', () => {
+    expect(seqs(batch(20n, 21n), 17n)).toEqual([20n, 21n]);
+  });
+
+  it('refuses a batch whose head does not match its frames', () => {
+    const text = batch(10n, 12n);
+    expect(() => seqs(text.replace('"last":"12"', '"last":"13"'))).toThrow(/batch 10..13 holds 3 frames/);
+    expect(() => seqs(text.replace('"last":"12"', '"last":"11"'))).toThrow(/holds seq 12|holds 3 frames/);
+    expect(() => seqs(text.replace('"first":"10"', '"first":"11"'))).toThrow(/frame 0 of batch 11..12 holds seq 10/);
+    expect(() => seqs(text.replace('"last":"12"', '"last":"9"'))).toThrow(/ends before it starts/);
+    expect(() => seqs(frame(1n).replace('"seq":"1"', '"seq":"1"'))).toThrow(/bare update frame \(bus format version 2\), this reader reads version 3/);
+    expect(() => seqs(`${text.split('\n')[0]}`)).toThrow(/not a version 3 batch head/);
+    expect(() => seqs(`{"v":4,"first":"10","last":"12","more":1}\n${frame(10n)}`)).toThrow(/bus format version 4, this reader reads version 3/);
+    expect(() => seqs(`{"v":3,"first":"10","last":"10","more":1}\n${frame(10n)}`)).toThrow(/not a version 3 batch head/);
+    // Another stream's frames under this stream's subject.
+    expect(() => decodeUpdateBatch(text, streamKey('book', { market_id: 1, is_perps: true }), 'book')).toThrow(/names stream book\|market_id=0/);
   });
 });
 
@@ -166,7 +223,7 @@ describe('formats', () => {
     expect(JSON.parse(text).sequence).toBe('18446744073709551615');
     expect(decodeSnapshotRecord(text)).toEqual(record);
     expect(() => decodeSnapshotRecord(JSON.stringify({ ...JSON.parse(text), streamKey: 'book|market_id=1|is_perps=true' }))).toThrow(/does not match/);
-    expect(() => decodeSnapshotRecord(JSON.stringify({ ...JSON.parse(text), v: 1 }))).toThrow(/invalid snapshot record/);
+    expect(() => decodeSnapshotRecord(JSON.stringify({ ...JSON.parse(text), v: 2 }))).toThrow(/invalid snapshot record: bus format version 2, this reader reads version 3/);
     expect(() => decodeSnapshotRecord(JSON.stringify({ ...JSON.parse(text), operation: 'bbo' }))).toThrow(/not the snapshot of book/);
   });
 
@@ -182,9 +239,10 @@ describe('formats', () => {
       jsStream: 'ER_UPDATES',
       bucket: 'er_snapshots',
       streams: [
-        { streamKey: 'bbo|market_id=0|is_perps=true', channel: 'bbo', scope: { market_id: 0, is_perps: true }, subject: 'er.u.bbo.market_id=0.is_perps=true', snapshotKey: 'bbo.market_id=0.is_perps=true', status: 'live', publishedSeq: 7n, snapshotSequence: null, published: 7, duplicates: 0, syncs: 1 },
+        { streamKey: 'bbo|market_id=0|is_perps=true', channel: 'bbo', scope: { market_id: 0, is_perps: true }, subject: 'er.u.bbo.market_id=0.is_perps=true', snapshotKey: 'bbo.market_id=0.is_perps=true', status: 'live', publishedSeq: 7n, snapshotSequence: null, published: 7, duplicates: 0, messages: 3, syncs: 1 },
       ],
     };
     expect(decodeHeartbeat(encodeHeartbeat(hb))).toEqual(hb);
+    expect(() => decodeHeartbeat(JSON.stringify({ ...JSON.parse(encodeHeartbeat(hb)), v: 2 }))).toThrow(/bus format version 2, this reader reads version 3/);
   });
 });

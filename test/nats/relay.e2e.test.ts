@@ -69,11 +69,15 @@ describe('ReplicaRelay', () => {
     let compared = 0;
     msgs.forEach((m, i) => {
       if (i > 0) {
-        expect(m.seq).toBe(msgs[i - 1]!.seq + 1n);
-        expect(m.jsSeq).toBeGreaterThan(msgs[i - 1]!.jsSeq);
+        const prev = msgs[i - 1]!;
+        expect(m.seq).toBe(prev.seq + 1n);
+        // One relay: its batches follow each other, each starting where the one before ended.
+        if (m.jsSeq === prev.jsSeq) expect([m.first, m.last]).toEqual([prev.first, prev.last]);
+        else expect([m.jsSeq > prev.jsSeq, m.first]).toEqual([true, prev.last + 1n]);
       }
       expect(m.streamKey).toBe(BOOK_KEY);
-      expect(m.msgId).toBe(messageId(BOOK_KEY, m.seq));
+      expect(m.seq >= m.first && m.seq <= m.last).toBe(true);
+      expect(m.msgId).toBe(messageId(BOOK_KEY, m.first, m.last));
       expect(m.relayId).toBe('relay-a');
       expect(m.timestampNs).toBeGreaterThan(0n);
       const u = seen.get(m.seq);
