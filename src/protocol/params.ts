@@ -3,7 +3,8 @@
  * the simulator (the same checks answer 400) and the CLI (flags). One spec per parameter;
  * every message names the parameter and what is accepted.
  */
-import { INT32_MAX, isBase58OfLength, isUint64String, ADDRESS_BYTES } from './scalars';
+import { isBase58OfByteLength } from './base58Length';
+import { INT32_MAX, isUint64String, ADDRESS_BYTES } from './scalars';
 
 export type ParamType = 'enum' | 'int32' | 'int64' | 'uint64' | 'address' | 'string';
 
@@ -91,7 +92,7 @@ export function checkParam(name: string, spec: ParamSpec, v: unknown): { ok: tru
       if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return { ok: true, value: String(v) };
       break;
     case 'address':
-      if (typeof v === 'string' && isBase58OfLength(v, ADDRESS_BYTES)) return { ok: true, value: v };
+      if (typeof v === 'string' && isBase58OfByteLength(v, ADDRESS_BYTES)) return { ok: true, value: v };
       break;
     case 'string':
       if (typeof v === 'string' && v.length >= (spec.minLength ?? 0)) return { ok: true, value: v };

@@ -6,6 +6,7 @@
  * to compute with them. Schemas are zod/mini (functional API, so a bundle keeps only what it uses).
  */
 import bs58 from 'bs58';
+import { isBase58OfByteLength } from './base58Length';
 import * as z from 'zod/mini';
 
 export const UINT64_MAX = (1n << 64n) - 1n;
@@ -49,7 +50,11 @@ export function encodeBase58(bytes: Uint8Array): string {
   return bs58.encode(bytes);
 }
 
-/** True when `s` is canonical base58 of exactly `length` bytes. */
+/**
+ * True when `s` is canonical base58 of exactly `length` bytes, by decoding and re-encoding
+ * with bs58. The schemas use the allocation-free {@link isBase58OfByteLength}, which a
+ * property test checks against this one.
+ */
 export function isBase58OfLength(s: string, length: number): boolean {
   const bytes = decodeBase58(s);
   return bytes !== undefined && bytes.length === length && bs58.encode(bytes) === s;
@@ -75,12 +80,12 @@ export const ADDRESS_BYTES = 32;
 export const ORDER_ID_BYTES = 28;
 
 export const Address = z.string().check(
-  z.refine((s) => isBase58OfLength(s, ADDRESS_BYTES), { message: 'expected an address: base58 text that decodes to exactly 32 bytes' }),
+  z.refine((s) => isBase58OfByteLength(s, ADDRESS_BYTES), { message: 'expected an address: base58 text that decodes to exactly 32 bytes' }),
 );
 export type Address = z.infer<typeof Address>;
 
 export const OrderId = z.string().check(
-  z.refine((s) => isBase58OfLength(s, ORDER_ID_BYTES), { message: 'expected an order id: canonical base58 of exactly 28 bytes' }),
+  z.refine((s) => isBase58OfByteLength(s, ORDER_ID_BYTES), { message: 'expected an order id: canonical base58 of exactly 28 bytes' }),
 );
 export type OrderId = z.infer<typeof OrderId>;
 
