@@ -54,9 +54,6 @@ export interface ClientEvents {
 /** A replica the client runs: counted in `resyncCounts()`, closed when its last subscriber leaves. */
 type RunningReplica = { readonly resyncCounts: Readonly<Record<ResyncTrigger, number>>; close(): void };
 
-/** What the latency metrics read of each emission. */
-type Timed = { readonly cause: string; readonly timestampNs: bigint; readonly receivedAtNs: bigint };
-
 /**
  * Live, exact replicas of an exchange, as RxJS observables. Faults heal by themselves
  * (resync, reconnect, a subscribe that timed out is retried); a replica that cannot work at
@@ -130,7 +127,7 @@ export class ExchangeClient {
     this.router.errors.subscribe((e) => this.report(e));
     this.connection.on('error', (e: unknown) => this.report(e));
     this.scheduler = new ResyncScheduler(o.resync);
-    this.deps = { source: o.source ?? new ExchangeSource(this.router, this.rest), scheduler: this.scheduler };
+    this.deps = { source: o.source ?? new ExchangeSource(this.router, this.rest), scheduler: this.scheduler, timerOf: (key) => this.metrics.timer(key) };
   }
 
   /**
@@ -241,7 +238,7 @@ export class ExchangeClient {
   account(params: AccountParams): Observable<AccountReplicaState> {
     const scope = accountScopeOf(params);
     // Its parts' latencies are those of the part streams; the combined emissions are not timed.
-    return this.pooled(`accountReplica|${streamKey('account', scope)}`, () => new AccountReplica(scope, this.deps, this.replicaOptions()).start(), undefined, (r) => r.states$);
+    return this.pooled(`accountReplica|${streamKey('account', scope)}`, () => new AccountReplica(scope, this.deps, this.replicaOptions()).start(), (r) => r.states$);
   }
 
   /**
@@ -324,7 +321,6 @@ export class ExchangeClient {
         return (override ? createReplicaWith(channel, scope, override(stateReducer(channel)), this.deps, options) : createStateReplica(channel, scope, this.deps, options)).start();
       },
       (r) => r.states$,
-      (r) => r.states$,
     );
   }
 
@@ -339,39 +335,31 @@ export class ExchangeClient {
   /** One event replica per stream, read either as its items or as its recent log with status. */
   private pooledEventReplica<C extends EventChannel, T>(channel: C, params: unknown, select: (r: EventReplica<EventChannelRecords[C]>) => Observable<T>): Observable<T> {
     const scope = scopeOf(channel, params);
-    return this.pooled(streamKey(channel, scope), () => createEventReplica(channel, scope, this.deps, this.replicaOptions()).start(), (r) => r.states$, select);
+    return this.pooled(streamKey(channel, scope), () => createEventReplica(channel, scope, this.deps, this.replicaOptions()).start(), select);
   }
 
   /**
-   * One replica per key, shared by every subscriber: created (and counted, and timed by
-   * `timed`) when the first one subscribes, closed when the last one leaves.
+   * One replica per key, shared by every subscriber: created (and counted) when the first one
+   * subscribes, closed when the last one leaves. Replicas time their updates themselves
+   * (`ReplicaDeps.timerOf`).
    */
-  private pooled<R extends RunningReplica, T>(key: string, create: () => R, timed: ((replica: R) => Observable<Timed>) | undefined, select: (replica: R) => Observable<T>): Observable<T> {
+  private pooled<R extends RunningReplica, T>(key: string, create: () => R, select: (replica: R) => Observable<T>): Observable<T> {
     return this.pool.observe(
       key,
       () => {
         this.assertOpen();
-        return this.track(key, create(), timed);
+        return this.track(create());
       },
       (r) => select(r.replica),
     );
   }
 
-  /** Registers a running replica for counts and latency metrics; returns its pool entry. */
-  private track<R extends RunningReplica>(key: string, replica: R, timed: ((replica: R) => Observable<Timed>) | undefined) {
+  /** Registers a running replica for `resyncCounts()`; returns its pool entry. */
+  private track<R extends RunningReplica>(replica: R) {
     this.replicas.add(replica);
-    // Failures reach the subscribers through the replica's own observables; timing ignores them.
-    const timer = this.metrics.timer(key);
-    const timing = timed?.(replica).subscribe({
-      next: (e) => {
-        if (e.cause === 'update') timer.record(e.timestampNs, e.receivedAtNs);
-      },
-      error: () => undefined,
-    });
     return {
       replica,
       close: () => {
-        timing?.unsubscribe();
         this.replicas.delete(replica);
         replica.close();
       },

@@ -44,10 +44,10 @@ import { loadSinglePage } from './snapshotLoaders';
 import { ReplicaStateMachine, type SyncState } from './ReplicaStateMachine';
 import type { ReplicaStatus, StatusChange } from './ReplicaStatus';
 import type { ReplicaTransitionCode } from './statusCodes';
-import { emptyResyncCounts, resolveStreamSyncOptions, type ResolvedStreamSyncOptions, type ResyncTrigger, type StreamSyncConfig, type StreamSyncOptions } from './streamSyncOptions';
+import { emptyResyncCounts, resolveStreamSyncOptions, type ResolvedStreamSyncOptions, type ResyncTrigger, type StreamSyncConfig, type StreamSyncOptions, type UpdateTimer } from './streamSyncOptions';
 import { UpdateBuffer } from './UpdateBuffer';
 
-export { RESYNC_TRIGGERS, DEFAULT_LIVENESS_MS, type ResyncTrigger, type StreamSyncConfig, type StreamSyncOptions } from './streamSyncOptions';
+export { RESYNC_TRIGGERS, DEFAULT_LIVENESS_MS, type ResyncTrigger, type StreamSyncConfig, type StreamSyncOptions, type UpdateTimer } from './streamSyncOptions';
 
 /** First wait (ms) before refetching a snapshot that stayed ahead of the stream; doubles per consecutive time, up to `retryAfterMs`. */
 const AHEAD_BACKOFF_BASE_MS = 250;
@@ -79,6 +79,7 @@ export class StreamSync<S> {
   private readonly aheadBackoff: Backoff;
   /** Told what each emission applied (internal: the NATS relay); undefined costs nothing. */
   private readonly onApplied?: AppliedHook<S>;
+  private readonly updateTimer?: UpdateTimer;
 
   private readonly machine = new ReplicaStateMachine('idle');
   private readonly subject = new Subject<ReplicaState<S>>();
@@ -107,6 +108,7 @@ export class StreamSync<S> {
     this.scope = config.scope;
     this.reducer = config.reducer;
     this.onApplied = config.onApplied;
+    this.updateTimer = config.timer;
     this.key = streamKey(config.channel, config.scope);
     this.options = resolveStreamSyncOptions(config.channel, options);
     const source = config.source;
@@ -235,6 +237,7 @@ export class StreamSync<S> {
 
   private onUpdate(update: SourceUpdate): void {
     this.liveness.touch();
+    this.updateTimer?.record(update.timestampNs, update.receivedAtNs);
     const onLatency = this.options.onLatency;
     if (onLatency) this.guard(() => onLatency(this.key, update.receivedAtNs - update.timestampNs));
     switch (this.machine.state) {

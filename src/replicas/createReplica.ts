@@ -3,7 +3,7 @@
  * snapshots) and the shared resync scheduler.
  */
 import { InvalidParameterError } from '../errors';
-import { validateScope, type ChannelName, type Scope } from '../protocol';
+import { streamKey, validateScope, type ChannelName, type Scope } from '../protocol';
 import { eventReducer, stateReducer, type EventChannel, type EventChannelRecords, type StateChannel, type StateChannelStates } from './channelReducers';
 import type { EventReducerOptions } from './eventReducer';
 import { EventReplica, type EventReplicaOptions } from './EventReplica';
@@ -11,7 +11,7 @@ import type { Reducer } from './Reducer';
 import type { CandleReducerOptions } from './reducers';
 import type { ReplicaSource } from './ReplicaSource';
 import type { ResyncScheduler } from './ResyncScheduler';
-import { StreamSync, type StreamSyncOptions } from './StreamSync';
+import { StreamSync, type StreamSyncOptions, type UpdateTimer } from './StreamSync';
 
 /** What every replica runs on. */
 export interface ReplicaDeps {
@@ -19,6 +19,8 @@ export interface ReplicaDeps {
   readonly source: ReplicaSource;
   /** Shared by every replica of a client, so that snapshot fetches are bounded together. */
   readonly scheduler: ResyncScheduler;
+  /** The timer each replica records its updates' times in, by stream key (looked up once per replica). @default none */
+  readonly timerOf?: (streamKey: string) => UpdateTimer;
 }
 
 export type StateReplicaOptions = StreamSyncOptions & CandleReducerOptions;
@@ -43,7 +45,8 @@ export function checkScope(channel: ChannelName, scope: Scope): Scope {
  */
 export function createReplicaWith<S>(channel: ChannelName, scope: Scope, reducer: Reducer<S>, deps: ReplicaDeps, options: StreamSyncOptions = {}): StreamSync<S> {
   const checked = checkScope(channel, scope);
-  return new StreamSync<S>({ channel, scope: checked, reducer, source: deps.source, scheduler: deps.scheduler }, options);
+  const timer = deps.timerOf?.(streamKey(channel, checked));
+  return new StreamSync<S>({ channel, scope: checked, reducer, source: deps.source, scheduler: deps.scheduler, timer }, options);
 }
 
 /**

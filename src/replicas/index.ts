@@ -12,7 +12,7 @@ export type { ReplicaState, EmissionCause } from './ReplicaState';
 export type { ReplicaSource, SourceEvent, SourceSubscribed, SourceUpdate, SourceResyncRequired, SourceDisconnected } from './ReplicaSource';
 export { ResyncScheduler, DEFAULT_RESYNC_RETRY, type ResyncSchedulerOptions, type ReleaseSlot } from './ResyncScheduler';
 export { SnapshotLoader, isResyncRetryable, isPermanentSnapshotFailure, type SnapshotLoaderHandlers } from './SnapshotLoader';
-export { StreamSync, RESYNC_TRIGGERS, DEFAULT_LIVENESS_MS, type ResyncTrigger, type StreamSyncOptions, type StreamSyncConfig } from './StreamSync';
+export { StreamSync, RESYNC_TRIGGERS, DEFAULT_LIVENESS_MS, type ResyncTrigger, type StreamSyncOptions, type StreamSyncConfig, type UpdateTimer } from './StreamSync';
 export { emptyResyncCounts } from './streamSyncOptions';
 export type { EventItem, EventRecord, GapMarker } from './EventItem';
 export { EventFeed, DEFAULT_EVENT_BUFFER, type EventIteratorOptions } from './EventFeed';

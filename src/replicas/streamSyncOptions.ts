@@ -27,6 +27,17 @@ export interface StreamSyncConfig<S> {
    * what it applied (see AppliedChange). @default none (no cost)
    */
   readonly onApplied?: AppliedHook<S>;
+  /**
+   * Told the server and receive times of every update the replica receives, before anything
+   * else is done with it (the client's latency metrics). Must not throw. @default none (no cost)
+   */
+  readonly timer?: UpdateTimer;
+}
+
+/** Where a replica records the times of each update it receives (see `StreamSyncConfig.timer`). */
+export interface UpdateTimer {
+  /** One update: its server send time and local receive time, in ns. Must not throw. */
+  record(timestampNs: bigint, receivedAtNs: bigint): void;
 }
 
 /** What started a resync (each is also a transition code of the same name). */

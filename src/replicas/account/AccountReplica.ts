@@ -72,7 +72,10 @@ export class AccountReplica {
   private latestEmission?: AccountReplicaState;
   private failed = false;
 
-  constructor(scope: AccountScope, deps: ReplicaDeps, options: AccountReplicaOptions = {}) {
+  constructor(scope: AccountScope, timedDeps: ReplicaDeps, options: AccountReplicaOptions = {}) {
+    // Its parts are not timed: a direct replica of the same stream, when there is one, times
+    // it; timing both would count each update twice.
+    const deps: ReplicaDeps = { source: timedDeps.source, scheduler: timedDeps.scheduler };
     this.scope = { address: scope.address, subaccount_id: scope.subaccount_id };
     const s = { address: scope.address, subaccount_id: scope.subaccount_id };
     this.parts = {
