@@ -174,9 +174,22 @@ describe('Connection: maxFrameBytes', () => {
     await expectDropAndReconnect(c, r, 16 * MiB);
   });
 
-  test('permessage-deflate: a small compressed frame that inflates past the limit is refused the same way', async () => {
+  test('the default socket offers no permessage-deflate: a server that would compress sends plain frames', async () => {
     server = await FrameServer.start(true);
     const c = make(server.url);
+    const r = record(c);
+    c.connect();
+    const first = await server.socket(0);
+    await waitUntil(c as never, 'open', () => r.opens.length === 1, 'first open');
+    expect(first.extensions).toBe('');
+    first.send('{"type":"pong"}');
+    await waitUntil(c as never, 'message', () => r.messages.length === 1, 'a plain frame');
+    expect(r.messages).toEqual(['{"type":"pong"}']);
+  });
+
+  test('permessage-deflate (the ws socket class offers it): a small compressed frame that inflates past the limit is refused the same way', async () => {
+    server = await FrameServer.start(true);
+    const c = make(server.url, { WebSocket });
     const r = record(c);
     c.connect();
     const first = await server.socket(0);
