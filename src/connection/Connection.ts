@@ -288,7 +288,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
         },
       };
       try {
-        // permessage-deflate stays offered (the feed may compress): maxPayload bounds the inflated size too.
+        // permessage-deflate is offered by a class that has it (`ws`): maxPayload bounds the inflated size too.
         ws = openFeedSocket(this.options.WebSocket, this.options.url, { maxPayload: this.options.maxFrameBytes, perMessageDeflate: true }, handlers);
       } catch (e) {
         return failAttempt(this.setupFailed(e));
