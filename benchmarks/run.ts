@@ -39,7 +39,7 @@ import { runFanoutBench, type FanoutBenchResult } from './fanout/fanoutBench';
 import { runResyncBench, type ResyncBenchResult } from './resync/resyncBench';
 import { runSimulatorThroughput, type SimulatorThroughputResult } from './simulatorThroughput';
 import { renderReplay, REPLAY_FULL, REPLAY_QUICK, runReplayBench, type ReplayBenchResult } from './replay';
-import { clientPath } from './socket/clientPathScenario';
+import { clientPath, clientPathOnWs } from './socket/clientPathScenario';
 import { RAW_SCENARIOS } from './socket/scenarios';
 import { runSocketBench, type SocketBenchResult } from './socket/socketBench';
 
@@ -101,7 +101,7 @@ export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
   }
   if (runs('socket')) {
     opts.log('socket benchmark...');
-    socket = await runSocketBench({ ...sizes.socket, scenarios: [...RAW_SCENARIOS, clientPath], log: opts.log });
+    socket = await runSocketBench({ ...sizes.socket, scenarios: [...RAW_SCENARIOS, clientPath, clientPathOnWs], log: opts.log });
   }
   if (runs('resync')) {
     opts.log('resync benchmark...');

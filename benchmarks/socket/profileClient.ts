@@ -2,12 +2,12 @@
  * One socket-benchmark scenario at one rate for a while, alone: the harness for profiling
  * the client path (`node --cpu-prof --import tsx benchmarks/socket/profileClient.ts`).
  *
- * Usage: profileClient.ts [scenario id: client|parse|fast+apply|...] [rate frames/s] [ms] [batched|perFrame]
+ * Usage: profileClient.ts [scenario id: client|client+ws|parse|fast+apply|...] [rate frames/s] [ms] [batched|perFrame]
  * Prints the client's CPU per frame over the window.
  */
 import { makeDeltaStream } from '../book/deltaStream';
 import { delay } from '../lib/stats';
-import { clientPath } from './clientPathScenario';
+import { clientPath, clientPathOnWs } from './clientPathScenario';
 import { RAW_SCENARIOS } from './scenarios';
 import { SenderProcess } from './SenderProcess';
 import { latencyClock, makeAnchorNs } from './wallClock';
@@ -15,7 +15,7 @@ import type { SenderStyle } from './senderProtocol';
 
 async function main(): Promise<void> {
   const [id = 'client', rateArg = '50000', msArg = '5000', styleArg = 'batched'] = process.argv.slice(2);
-  const scenario = [clientPath, ...RAW_SCENARIOS].find((s) => s.id === id);
+  const scenario = [clientPath, clientPathOnWs, ...RAW_SCENARIOS].find((s) => s.id === id);
   if (!scenario) throw new Error(`unknown scenario ${id}`);
   const rate = Number(rateArg);
   const ms = Number(msArg);
