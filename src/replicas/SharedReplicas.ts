@@ -1,0 +1,22 @@
+/**
+ * Replicas shared by whoever reads the same stream: a replica made of others (the combined
+ * account replica) leases its parts here instead of running copies of them, so each update
+ * of a stream is applied once however many replicas read it.
+ */
+import type { Scope } from '../protocol';
+import type { EventChannel, EventChannelRecords, StateChannel, StateChannelStates } from './channelReducers';
+import type { EventReplica } from './EventReplica';
+import type { StreamSync } from './StreamSync';
+
+/** A running replica held until `release()` (the last release closes it). */
+export interface ReplicaLease<R> {
+  readonly replica: R;
+  release(): void;
+}
+
+export interface SharedReplicas {
+  /** The shared state replica of a stream, or undefined when it cannot stand in for the standard one (e.g. a custom reducer). */
+  state<C extends StateChannel>(channel: C, scope: Scope): ReplicaLease<StreamSync<StateChannelStates[C]>> | undefined;
+  /** The shared event replica of a stream. */
+  events<C extends EventChannel>(channel: C, scope: Scope): ReplicaLease<EventReplica<EventChannelRecords[C]>>;
+}
