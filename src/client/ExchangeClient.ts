@@ -395,10 +395,6 @@ export class ExchangeClient {
       const scope = scopeOf(channel, params);
       return this.lease(streamKey(channel, scope), () => createStateReplica(channel, scope, this.deps, this.replicaOptions()).start());
     },
-    events: (channel, params) => {
-      const scope = scopeOf(channel, params);
-      return this.lease(streamKey(channel, scope), () => createEventReplica(channel, scope, this.deps, this.replicaOptions()).start());
-    },
   };
 
   private replicaOptions(): StreamSyncOptions {

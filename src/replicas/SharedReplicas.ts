@@ -1,11 +1,12 @@
 /**
  * Replicas shared by whoever reads the same stream: a replica made of others (the combined
  * account replica) leases its parts here instead of running copies of them, so each update
- * of a stream is applied once however many replicas read it.
+ * of a stream is applied once however many replicas read it. State replicas only: a state
+ * replica replays its latest state to a newcomer, so joining a running one is the same as
+ * starting one; an event replica does not replay its history.
  */
 import type { Scope } from '../protocol';
-import type { EventChannel, EventChannelRecords, StateChannel, StateChannelStates } from './channelReducers';
-import type { EventReplica } from './EventReplica';
+import type { StateChannel, StateChannelStates } from './channelReducers';
 import type { StreamSync } from './StreamSync';
 
 /** A running replica held until `release()` (the last release closes it). */
@@ -17,6 +18,4 @@ export interface ReplicaLease<R> {
 export interface SharedReplicas {
   /** The shared state replica of a stream, or undefined when it cannot stand in for the standard one (e.g. a custom reducer). */
   state<C extends StateChannel>(channel: C, scope: Scope): ReplicaLease<StreamSync<StateChannelStates[C]>> | undefined;
-  /** The shared event replica of a stream. */
-  events<C extends EventChannel>(channel: C, scope: Scope): ReplicaLease<EventReplica<EventChannelRecords[C]>>;
 }

@@ -1,7 +1,7 @@
 /**
- * An account replica's parts are the client's replicas of the part streams: beside
- * `subaccount()`, `balances()`, `positions()`, `openOrders()` and `fills()` of the same
- * subaccount, no second replica runs (each update is applied once), the account replica
+ * An account replica's state parts are the client's replicas of the part streams: beside
+ * `subaccount()`, `balances()`, `positions()` and `openOrders()` of the same subaccount, no
+ * second replica runs (each update is applied once; fills stay its own), the account replica
  * that joins running parts starts from their status and states, either side can leave
  * without disturbing the other, and resyncs are counted once.
  */
@@ -29,12 +29,16 @@ it('shares its parts with the direct replicas of the same streams, in either ord
   await waitFor(orders, (e) => e.status === 'live', 'orders live');
   expect(p.client.activity().replicas).toBe(5);
   const account = p.client.account(scope);
-  const joined = await firstValueFrom(account);
-  // All parts were live: the first combined state is live at once.
-  expect(joined.status).toBe('live');
   const seen: number[] = [];
-  const acc = account.subscribe((e) => seen.push(e.changes.length));
-  // One more replica (the combined one), not five more; one server subscription per stream.
+  const statuses: string[] = [];
+  const acc = account.subscribe((e) => {
+    seen.push(e.changes.length);
+    statuses.push(e.status);
+  });
+  await waitFor(account, () => seen.length >= 1, 'the first combined state');
+  // Its state parts were live: the first combined state is live.
+  expect(statuses[0]).toBe('live');
+  // One more replica (the combined one, running its own fills part), not five more; one server subscription per stream.
   expect(p.client.activity().replicas).toBe(6);
   expect(p.client.activity().serverSubscriptions).toBe(5);
   // The combined state reads the very maps the direct replica shows, and follows its updates.
@@ -45,12 +49,13 @@ it('shares its parts with the direct replicas of the same streams, in either ord
   await waitFor(orders, () => appliedOrders >= 10, '10 applied order updates', 30_000);
   const [combined, own] = await Promise.all([firstValueFrom(account), firstValueFrom(orders)]);
   expect(combined.state.openOrders).toBe(own.state);
-  expect(seen.length).toBeGreaterThan(1);
+  await waitFor(account, () => seen.length >= 3, 'the combined state follows its parts');
   // The direct replicas leave: the account replica keeps its parts running and stays live.
   for (const s of direct) s.unsubscribe();
   fills.unsubscribe();
   o.unsubscribe();
-  expect(p.client.activity().replicas).toBe(6);
+  // The four state parts and the combined replica (which runs its own fills part).
+  expect(p.client.activity().replicas).toBe(5);
   const before = seen.length;
   await waitFor(account, () => seen.length >= before + 5, '5 more account emissions', 30_000);
   expect((await firstValueFrom(account)).status).toBe('live');
@@ -70,7 +75,8 @@ it('counts a resync of a shared part once', async () => {
   const b = balances.subscribe(() => undefined);
   await firstValueFrom(account.pipe(filter((e) => e.status === 'live')));
   await waitFor(balances, (e) => e.status === 'live', 'balances live');
-  expect(p.client.activity().replicas).toBe(6);
+  // The combined replica and its four state parts, one of them the balances read here.
+  expect(p.client.activity().replicas).toBe(5);
   p.sim.faults.resyncStream(streamKey('balances', scope));
   await waitFor(balances, (e) => e.status === 'live' && e.snapshotId > 1, 'balances rebuilt', 30_000);
   expect(p.client.resyncCounts().resync_required).toBe(1);

@@ -85,8 +85,8 @@ export class AccountReplica {
 
   constructor(scope: AccountScope, timedDeps: ReplicaDeps, options: AccountReplicaOptions = {}) {
     // Parts it runs itself are not timed: a direct replica of the same stream, when there is
-    // one, times it; timing both would count each update twice. Leased parts are those direct
-    // replicas (applied once, timed once).
+    // one, times it; timing both would count each update twice. Leased state parts are those
+    // direct replicas (applied once, timed once).
     const deps: ReplicaDeps = { source: timedDeps.source, scheduler: timedDeps.scheduler };
     const shared = timedDeps.shared;
     this.scope = { address: scope.address, subaccount_id: scope.subaccount_id };
@@ -97,13 +97,9 @@ export class AccountReplica {
       this.leases.push(lease);
       return lease.replica;
     };
-    const fills = (): EventReplica<Fill> => {
-      if (shared === undefined) return this.own(createEventReplica('fills', s, deps, options));
-      const lease = shared.events('fills', s);
-      this.leases.push(lease);
-      return lease.replica;
-    };
-    this.parts = { account: state('account'), balances: state('balances'), positions: state('positions'), orders: state('orders'), fills: fills() };
+    // Fills stay its own: a running event replica hands a newcomer only the items after it joined,
+    // where a new one starts from the snapshot's history (what `client.fills()` promises).
+    this.parts = { account: state('account'), balances: state('balances'), positions: state('positions'), orders: state('orders'), fills: this.own(createEventReplica('fills', s, deps, options)) };
     // A leased part may be running already: its status is where the combined one starts.
     this.partStatus = recordOf(ACCOUNT_PARTS, (p): ReplicaStatus => (this.owned.includes(this.parts[p]) ? 'syncing' : this.parts[p].status));
     this.combined = combineStatuses(Object.values(this.partStatus));
