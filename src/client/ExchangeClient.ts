@@ -30,6 +30,8 @@ import {
   type ResyncTrigger,
   type StateChannelStates,
   type StreamSyncOptions,
+  type ReplicaLease,
+  type SharedReplicas,
 } from '../replicas';
 import { SubscriptionRouter, type UpdateEvent } from '../router';
 import { resolveClientOptions, type ExchangeClientOptions, type ResolvedClientOptions } from './clientOptions';
@@ -237,8 +239,18 @@ export class ExchangeClient {
    */
   account(params: AccountParams): Observable<AccountReplicaState> {
     const scope = accountScopeOf(params);
-    // Its parts' latencies are those of the part streams; the combined emissions are not timed.
-    return this.pooled(`accountReplica|${streamKey('account', scope)}`, () => new AccountReplica(scope, this.deps, this.replicaOptions()).start(), (r) => r.states$);
+    // Its parts are this client's replicas of the part streams (applied and timed once, shared
+    // with direct subscribers); the combined emissions are not timed.
+    return this.pool.observe(
+      `accountReplica|${streamKey('account', scope)}`,
+      () => {
+        this.assertOpen();
+        const replica = new AccountReplica(scope, { ...this.deps, shared: this.shared }, this.replicaOptions()).start();
+        // Its leased parts are counted as replicas of their own.
+        return this.track(replica, { get resyncCounts() { return replica.ownResyncCounts; }, close: () => replica.close() });
+      },
+      (r) => r.replica.states$,
+    );
   }
 
   /**
@@ -354,17 +366,36 @@ export class ExchangeClient {
     );
   }
 
-  /** Registers a running replica for `resyncCounts()`; returns its pool entry. */
-  private track<R extends RunningReplica>(replica: R) {
-    this.replicas.add(replica);
+  /** Registers a running replica for `resyncCounts()` (as `counted` says); returns its pool entry. */
+  private track<R extends RunningReplica>(replica: R, counted: RunningReplica = replica) {
+    this.replicas.add(counted);
     return {
       replica,
       close: () => {
-        this.replicas.delete(replica);
+        this.replicas.delete(counted);
         replica.close();
       },
     };
   }
+
+  /** The pooled replica of `key` for a replica made of others (see SharedReplicas). */
+  private lease<R extends RunningReplica>(key: string, create: () => R): ReplicaLease<R> {
+    const held = this.pool.lease(key, () => {
+      this.assertOpen();
+      return this.track(create());
+    });
+    return { replica: held.value.replica, release: held.release };
+  }
+
+  /** Parts of account replicas: the same replicas as `subaccount()`, `balances()`, ... of the stream. */
+  private readonly shared: SharedReplicas = {
+    // A custom reducer's state may not be what the account replica reads: it runs its own part then.
+    state: (channel, params) => {
+      if (this.options.reducers?.[channel] !== undefined) return undefined;
+      const scope = scopeOf(channel, params);
+      return this.lease(streamKey(channel, scope), () => createStateReplica(channel, scope, this.deps, this.replicaOptions()).start());
+    },
+  };
 
   private replicaOptions(): StreamSyncOptions {
     return { ...this.options.replica, ...this.replicaIo, onError: (e) => this.report(e) };

@@ -49,6 +49,32 @@ export class ReplicaPool {
   }
 
   /** Number of replicas running. */
+  /**
+   * The replica of `key` (created when missing), held until `release()`: for a replica that
+   * uses another one of the pool as a part (one replica per stream, whoever reads it).
+   */
+  lease<R extends Closeable>(key: string, create: () => R): { readonly value: R; release(): void } {
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = { value: create(), refs: 0 };
+      this.entries.set(key, entry);
+    }
+    entry.refs++;
+    const held = entry;
+    let released = false;
+    return {
+      value: held.value as R,
+      release: () => {
+        if (released) return;
+        released = true;
+        if (--held.refs === 0 && this.entries.get(key) === held) {
+          this.entries.delete(key);
+          held.value.close();
+        }
+      },
+    };
+  }
+
   get size(): number {
     return this.entries.size;
   }

@@ -11,6 +11,7 @@ import type { Reducer } from './Reducer';
 import type { CandleReducerOptions } from './reducers';
 import type { ReplicaSource } from './ReplicaSource';
 import type { ResyncScheduler } from './ResyncScheduler';
+import type { SharedReplicas } from './SharedReplicas';
 import { StreamSync, type StreamSyncOptions, type UpdateTimer } from './StreamSync';
 
 /** What every replica runs on. */
@@ -21,6 +22,8 @@ export interface ReplicaDeps {
   readonly scheduler: ResyncScheduler;
   /** The timer each replica records its updates' times in, by stream key (looked up once per replica). @default none */
   readonly timerOf?: (streamKey: string) => UpdateTimer;
+  /** Where a replica made of others (the account replica) leases its parts; without it, it runs its own. */
+  readonly shared?: SharedReplicas;
 }
 
 export type StateReplicaOptions = StreamSyncOptions & CandleReducerOptions;

@@ -21,6 +21,7 @@ export { createEventReducer, DEFAULT_RECENT_LIMIT, type EventLog, type EventChan
 export { DEFAULT_MAX_HISTORY_PAGES, type EventHistory } from './eventHistory';
 export { stateReducer, eventReducer, STATE_CHANNELS, EVENT_CHANNELS, type StateChannel, type StateChannelStates, type EventChannel, type EventChannelRecords } from './channelReducers';
 export { createStateReplica, createEventReplica, createReplicaWith, checkScope, type ReplicaDeps, type StateReplicaOptions, type EventReplicaFullOptions } from './createReplica';
+export type { ReplicaLease, SharedReplicas } from './SharedReplicas';
 export * from './reducers';
 export { AccountReplica, type AccountReplicaOptions, type AccountScope } from './account/AccountReplica';
 export { ACCOUNT_PARTS, type AccountPart, type AccountState, type AccountChange, type AccountReplicaState } from './account/AccountState';

@@ -10,6 +10,8 @@ import type { Balance, Fill, Order, Position, Subaccount } from '../../protocol'
 import { createEventReplica, createStateReplica, type EventReplicaFullOptions, type ReplicaDeps } from '../createReplica';
 import type { EventItem } from '../EventItem';
 import type { EventReplica } from '../EventReplica';
+import type { StateChannelStates } from '../channelReducers';
+import type { ReplicaLease } from '../SharedReplicas';
 import type { EmissionCause, ReplicaState } from '../ReplicaState';
 import type { ReplicaStatus, StatusChange } from '../ReplicaStatus';
 import { RESYNC_TRIGGERS, type ResyncTrigger, type StreamSync } from '../StreamSync';
@@ -25,6 +27,12 @@ export type AccountReplicaOptions = EventReplicaFullOptions;
 export interface AccountScope {
   readonly address: string;
   readonly subaccount_id: number;
+}
+
+/** What the replica does with a part it runs itself. */
+interface OwnedPart {
+  readonly resyncCounts: Readonly<Record<ResyncTrigger, number>>;
+  close(): void;
 }
 
 interface Parts {
@@ -65,6 +73,9 @@ export class AccountReplica {
   private readonly partStatus: Record<AccountPart, ReplicaStatus>;
   private readonly snapshotIds: Record<AccountPart, number>;
   private readonly views: Views = {};
+  /** Parts run by this replica (closed with it), and parts leased from `ReplicaDeps.shared` (released). */
+  private readonly owned: OwnedPart[] = [];
+  private readonly leases: ReplicaLease<unknown>[] = [];
   private combined: ReplicaStatus = 'syncing';
   private state?: AccountState;
   private pendingFillChanges: AccountChange[] = [];
@@ -73,19 +84,25 @@ export class AccountReplica {
   private failed = false;
 
   constructor(scope: AccountScope, timedDeps: ReplicaDeps, options: AccountReplicaOptions = {}) {
-    // Its parts are not timed: a direct replica of the same stream, when there is one, times
-    // it; timing both would count each update twice.
+    // Parts it runs itself are not timed: a direct replica of the same stream, when there is
+    // one, times it; timing both would count each update twice. Leased state parts are those
+    // direct replicas (applied once, timed once).
     const deps: ReplicaDeps = { source: timedDeps.source, scheduler: timedDeps.scheduler };
+    const shared = timedDeps.shared;
     this.scope = { address: scope.address, subaccount_id: scope.subaccount_id };
     const s = { address: scope.address, subaccount_id: scope.subaccount_id };
-    this.parts = {
-      account: createStateReplica('account', s, deps, options),
-      balances: createStateReplica('balances', s, deps, options),
-      positions: createStateReplica('positions', s, deps, options),
-      orders: createStateReplica('orders', s, deps, options),
-      fills: createEventReplica('fills', s, deps, options),
+    const state = <C extends 'account' | 'balances' | 'positions' | 'orders'>(channel: C): StreamSync<StateChannelStates[C]> => {
+      const lease = shared?.state(channel, s);
+      if (lease === undefined) return this.own(createStateReplica(channel, s, deps, options));
+      this.leases.push(lease);
+      return lease.replica;
     };
-    this.partStatus = recordOf(ACCOUNT_PARTS, (): ReplicaStatus => 'syncing');
+    // Fills stay its own: a running event replica hands a newcomer only the items after it joined,
+    // where a new one starts from the snapshot's history (what `client.fills()` promises).
+    this.parts = { account: state('account'), balances: state('balances'), positions: state('positions'), orders: state('orders'), fills: this.own(createEventReplica('fills', s, deps, options)) };
+    // A leased part may be running already: its status is where the combined one starts.
+    this.partStatus = recordOf(ACCOUNT_PARTS, (p): ReplicaStatus => (this.owned.includes(this.parts[p]) ? 'syncing' : this.parts[p].status));
+    this.combined = combineStatuses(Object.values(this.partStatus));
     this.snapshotIds = recordOf(ACCOUNT_PARTS, () => 0);
     this.states$ = this.subject.asObservable();
     this.status$ = this.statusSubject.asObservable();
@@ -104,12 +121,12 @@ export class AccountReplica {
 
   /** Resyncs started, by trigger, summed over the parts. */
   get resyncCounts(): Readonly<Record<ResyncTrigger, number>> {
-    const total = emptyResyncCounts();
-    for (const p of ACCOUNT_PARTS) {
-      const counts = this.parts[p].resyncCounts;
-      for (const t of RESYNC_TRIGGERS) total[t] += counts[t];
-    }
-    return total;
+    return sumResyncCounts(ACCOUNT_PARTS.map((p) => this.parts[p]));
+  }
+
+  /** Resyncs of the parts this replica runs itself (its leased parts count where they are held). */
+  get ownResyncCounts(): Readonly<Record<ResyncTrigger, number>> {
+    return sumResyncCounts(this.owned);
   }
 
   start(): this {
@@ -119,7 +136,8 @@ export class AccountReplica {
 
   close(): void {
     for (const s of this.subscriptions) s.unsubscribe();
-    for (const p of ACCOUNT_PARTS) this.parts[p].close();
+    for (const p of this.owned) p.close();
+    for (const l of this.leases.splice(0)) l.release();
     this.statusSubject.complete();
     this.subject.complete();
   }
@@ -155,6 +173,11 @@ export class AccountReplica {
   }
 
   /** Stores a part's new value and returns what changed. */
+  private own<R extends OwnedPart>(part: R): R {
+    this.owned.push(part);
+    return part;
+  }
+
   private swap<K extends keyof Views>(key: K, value: NonNullable<Views[K]>, diff: (before: Views[K], after: NonNullable<Views[K]>) => AccountChange[]): AccountChange[] {
     const before = this.views[key];
     this.views[key] = value;
@@ -197,4 +220,13 @@ export class AccountReplica {
     this.latestEmission = emission;
     this.subject.next(emission);
   }
+}
+
+function sumResyncCounts(parts: readonly { readonly resyncCounts: Readonly<Record<ResyncTrigger, number>> }[]): Record<ResyncTrigger, number> {
+  const total = emptyResyncCounts();
+  for (const part of parts) {
+    const counts = part.resyncCounts;
+    for (const t of RESYNC_TRIGGERS) total[t] += counts[t];
+  }
+  return total;
 }
