@@ -48,7 +48,6 @@ export class ReplicaPool {
     });
   }
 
-  /** Number of replicas running. */
   /**
    * The replica of `key` (created when missing), held until `release()`: for a replica that
    * uses another one of the pool as a part (one replica per stream, whoever reads it).
@@ -75,6 +74,7 @@ export class ReplicaPool {
     };
   }
 
+  /** Number of replicas running. */
   get size(): number {
     return this.entries.size;
   }

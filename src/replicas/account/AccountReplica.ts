@@ -172,12 +172,13 @@ export class AccountReplica {
     );
   }
 
-  /** Stores a part's new value and returns what changed. */
+  /** Registers a part this replica runs itself (closed with it). */
   private own<R extends OwnedPart>(part: R): R {
     this.owned.push(part);
     return part;
   }
 
+  /** Stores a part's new value and returns what changed. */
   private swap<K extends keyof Views>(key: K, value: NonNullable<Views[K]>, diff: (before: Views[K], after: NonNullable<Views[K]>) => AccountChange[]): AccountChange[] {
     const before = this.views[key];
     this.views[key] = value;
