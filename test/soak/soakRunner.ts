@@ -93,8 +93,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     heartbeatTimeoutMs: 2000,
     silenceEveryMs: 15_000,
     checkpointTimeoutMs: 30_000,
-    log: () => undefined,
     ...options,
+    // An explicit `log: undefined` (run.ts with --quiet) means silence too.
+    log: options.log ?? (() => undefined),
   };
   const unhandled: string[] = [];
   const onRejection = (e: unknown) => unhandled.push(`unhandledRejection: ${(e as Error)?.stack ?? String(e)}`);
