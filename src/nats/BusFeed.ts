@@ -15,10 +15,10 @@
  * generation; a joiner (rare) has the tail read again, with the same validation.
  * @internal
  */
-import type { Consumer, ConsumerMessages } from '@nats-io/jetstream';
 import type { Subscriber } from 'rxjs';
 import { streamKey, type ChannelName, type Scope } from '../protocol';
 import type { SourceEvent, SourceUpdate } from '../replicas';
+import type { PushConsumer } from './PushConsumer';
 import { decodeUpdateBatch, snapshotKey, updateSubject, type BusNames, type SnapshotRecord } from './busProtocol';
 
 /** Updates kept for late joiners; past it, a joiner restarts the feed (every reader resyncs). */
@@ -59,9 +59,8 @@ export class BusFeed {
   lastSeq?: bigint;
   /** First seq after a hole seen in this generation. */
   gapTo?: bigint;
-  messages?: ConsumerMessages;
-  /** The JetStream consumer behind `messages` (deleted when the feed stops). */
-  consumer?: Consumer;
+  /** The JetStream consumer reading the subject (deleted when the feed stops). */
+  consumer?: PushConsumer;
   /** When the KV entry was last compared with what was delivered (clock ms). */
   kvCheckedMs = 0;
   /** `lastSeq` when the KV entry was last seen above it (two such checks in a row resync). */

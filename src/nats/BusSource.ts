@@ -11,8 +11,9 @@
  * - it starts when NATS is connected, a relay heartbeat lists the stream as `live` or
  *   `resyncing` (within `missedHeartbeats` of that relay's interval) and the stream's KV
  *   entry exists; until then nothing is emitted (the replica stays `syncing`);
- * - start: an ordered consumer on the stream's subject (one filter subject, deliver from the
- *   entry's `jsStartSeq`: nats-server 2.9 compatible), then `subscribed` (a new generation);
+ * - start: a push consumer on the stream's subject read by one core NATS subscription
+ *   (PushConsumer.ts: no acks, one filter subject, deliver from the entry's `jsStartSeq`:
+ *   nats-server 2.9 compatible), then `subscribed` (a new generation);
  *   each message is a batch of updates (busProtocol.ts, read and validated by
  *   `decodeUpdateBatch`): the ones above the last seq delivered in this generation are
  *   `update`s (`receivedAtNs` from the clock, one reading per batch), the others (a batch
@@ -36,15 +37,17 @@
  *   status `stale`): the consumer keeps reading (a status, not a teardown), and the readers
  *   join again (the anchor and the tail) at the first heartbeat that carries the stream.
  *   A check timer that fires late (this process stalled) does not judge missing heartbeats:
- *   the ones that arrived meanwhile are read first.
+ *   the ones that arrived meanwhile are read first;
+ * - a consumer that sent nothing, not even its idle heartbeat, for two `consumerHeartbeatMs`
+ *   (gone on the server) is replaced: `disconnected`, then a new generation from the KV entry.
  *
  * A relay publishes only updates its own replica validated and applied, contiguously within
  * an epoch; each message is validated again here (a malformed one is never applied).
  */
-import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { BusFeed, MAX_TAIL, type FeedReader } from './BusFeed';
 import type { KV } from '@nats-io/kv';
-import type { ConnectionOptions, NatsConnection, Subscription as NatsSubscription } from '@nats-io/transport-node';
+import type { ConnectionOptions, Msg, NatsConnection, Subscription as NatsSubscription } from '@nats-io/transport-node';
 import { Observable } from 'rxjs';
 import { systemClock, type Clock, type Timer } from '../clock';
 import { AbortedError, InvalidParameterError } from '../errors';
@@ -53,6 +56,7 @@ import type { ReplicaSource, SnapshotPage, SourceEvent, SourceUpdate } from '../
 import { SnapshotError } from '../replicas/SnapshotError';
 import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, decodeUpdateBatch, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
 import { loadNats, type NatsModules } from './natsModules';
+import { PushConsumer, streamSeqOf } from './PushConsumer';
 
 export interface BusSourceOptions {
   /** NATS server URL(s), e.g. `nats://127.0.0.1:4222`. Required unless `nats` is given. */
@@ -73,6 +77,13 @@ export interface BusSourceOptions {
    * never published, and the stream is quiet since) sends `resync_required`. @default 1000
    */
   readonly aheadCheckMs?: number;
+  /**
+   * Idle heartbeat of a stream's JetStream consumer, ms: the server sends one when it has
+   * nothing to deliver, and a consumer silent for two intervals (deleted on the server, lost
+   * in a restart the connection did not see) is replaced by a new one from the KV entry.
+   * @default 5000
+   */
+  readonly consumerHeartbeatMs?: number;
   /** @default the system clock */
   readonly clock?: Clock;
   /** Something went wrong and was survived (an unreadable message or KV entry, a consumer that failed to start). */
@@ -102,13 +113,6 @@ interface RelayView {
 const CARRYING: ReadonlySet<RelayStreamStatus> = new Set(['live', 'resyncing']);
 
 /**
- * Messages one pull of a stream's consumer asks for (the client pulls again when a quarter
- * is delivered). The library's default (100) caps a stream at about 100 messages per round
- * trip to the server: a few thousand per second on a busy machine.
- */
-const PULL_BATCH = 1000;
-
-/**
  * How long the server keeps a consumer no process reads (ms): a feed deletes its consumer
  * when it stops; this removes the consumers of a process that died.
  */
@@ -127,6 +131,7 @@ export class BusSource implements ReplicaSource {
   private readonly clock: Clock;
   private readonly missed: number;
   private readonly checkMs: number;
+  private readonly heartbeatMs: number;
   /** One feed (one JetStream consumer) per stream key, shared by every replica of that key. */
   private readonly feeds = new Map<string, BusFeed>();
   private readonly relays = new Map<string, RelayView>();
@@ -135,6 +140,7 @@ export class BusSource implements ReplicaSource {
   private opening?: Promise<void>;
   private nc?: NatsConnection;
   private js?: JetStreamClient;
+  private jsm?: Promise<JetStreamManager>;
   private kv?: KV;
   private hb?: NatsSubscription;
   private connected = false;
@@ -157,6 +163,8 @@ export class BusSource implements ReplicaSource {
     this.checkMs = options.checkMs ?? 250;
     if (!(this.checkMs >= 1)) throw new InvalidParameterError("invalid option 'checkMs': expected a number of ms >= 1", { param: 'checkMs' });
     this.clock = options.clock ?? systemClock;
+    this.heartbeatMs = options.consumerHeartbeatMs ?? 5000;
+    if (!(this.heartbeatMs >= 100)) throw new InvalidParameterError("invalid option 'consumerHeartbeatMs': expected a number of ms >= 100", { param: 'consumerHeartbeatMs' });
   }
 
   /** Connects to NATS (once; also done by the first subscription). @throws ExchangeReplicaError ERR_BUS when the NATS packages are missing */
@@ -361,6 +369,12 @@ export class BusSource implements ReplicaSource {
       return;
     }
     if (feed.phase !== 'running') return;
+    // Silent past its idle heartbeats: the consumer is gone on the server; read from the KV entry again.
+    if (judgeMissing && feed.consumer?.stalled(this.clock.nowMs())) {
+      this.stop(feed, `the JetStream consumer of ${feed.key} sent nothing for ${2 * this.heartbeatMs} ms: restarting it from the KV entry`);
+      if (carried) void this.start(feed);
+      return;
+    }
     if (!carried) {
       if (judgeMissing) feed.disconnect(`no relay heartbeat carrying ${feed.key} for ${this.missed} intervals`);
       return;
@@ -443,39 +457,36 @@ export class BusSource implements ReplicaSource {
     await this.startConsumer(feed, entry);
   }
 
-  /** A new generation: an ordered consumer from the entry's `jsStartSeq`, then `subscribed` to every reader. */
+  /** A new generation: a push consumer from the entry's `jsStartSeq` (PushConsumer.ts), then `subscribed` to every reader. */
   private async startConsumer(feed: BusFeed, entry: SnapshotRecord): Promise<void> {
     this.stopConsumer(feed);
     const token = ++feed.token;
     feed.phase = 'starting';
-    let messages: ConsumerMessages;
-    let consumer: Consumer | undefined;
+    let consumer: PushConsumer;
+    // The server may deliver before it answers the creation: those messages wait for the readers' `subscribed`.
+    let early: Msg[] | undefined = [];
+    const onData = (m: Msg): void => void (early !== undefined ? early.push(m) : this.onMessage(feed, token, m));
     try {
       const mods = await loadNats();
-      consumer = await this.js!.consumers.get(this.names.stream, {
-        filter_subjects: feed.subject,
-        deliver_policy: mods.jetstream.DeliverPolicy.StartSequence,
-        opt_start_seq: entry.jsStartSeq,
-        inactive_threshold: CONSUMER_INACTIVE_MS,
-      });
-      if (token !== feed.token) return void deleteConsumer(undefined, consumer);
-      messages = await consumer.consume({ max_messages: PULL_BATCH, callback: (m) => this.onMessage(feed, token, m) });
+      const spec = { stream: this.names.stream, subject: feed.subject, startSeq: entry.jsStartSeq, inactiveMs: CONSUMER_INACTIVE_MS, heartbeatMs: this.heartbeatMs };
+      consumer = await PushConsumer.start(mods, this.nc!, await this.manager(), spec, this.clock.nowMs(), onData);
     } catch (e) {
-      void deleteConsumer(undefined, consumer);
       if (token === feed.token && feed.phase === 'starting') feed.phase = 'waiting';
       this.report(e);
       return;
     }
-    if (token !== feed.token) return void deleteConsumer(messages, consumer);
-    feed.messages = messages;
+    if (token !== feed.token) return void consumer.stop();
     feed.consumer = consumer;
     feed.phase = 'running';
     feed.begin(entry);
     this.rejoinAll(feed);
+    const pending = early;
+    early = undefined;
+    for (const m of pending) this.onMessage(feed, token, m);
   }
 
   /** One batch: its updates above the last one delivered, each to every reader (see busProtocol.ts). */
-  private onMessage(feed: BusFeed, token: number, m: JsMsg): void {
+  private onMessage(feed: BusFeed, token: number, m: Msg): void {
     if (token !== feed.token) return;
     const text = m.string();
     let batch: ReturnType<typeof decodeUpdateBatch>;
@@ -484,7 +495,7 @@ export class BusSource implements ReplicaSource {
       batch = decodeUpdateBatch(text, feed.key, feed.channel, feed.lastSeq ?? feed.anchor?.sequence);
     } catch (e) {
       this.report(e);
-      const reason = `unreadable message ${m.seq} on ${feed.subject}: ${(e as Error).message}`;
+      const reason = `unreadable message ${streamSeqOf(m) ?? '?'} on ${feed.subject}: ${(e as Error).message}`;
       for (const r of feed.readers) if (r.up) r.subscriber.next({ kind: 'resync_required', reason });
       return;
     }
@@ -504,10 +515,19 @@ export class BusSource implements ReplicaSource {
 
   /** Stops reading and deletes the JetStream consumer (its `inactive_threshold` removes it when the server cannot be told). */
   private stopConsumer(feed: BusFeed): void {
-    const { messages, consumer } = feed;
-    feed.messages = undefined;
+    const consumer = feed.consumer;
     feed.consumer = undefined;
-    void deleteConsumer(messages, consumer);
+    void consumer?.stop();
+  }
+
+  /** The JetStream manager (consumers are created and deleted through it), made once. */
+  private manager(): Promise<JetStreamManager> {
+    if (this.jsm === undefined) {
+      const made = this.js!.jetstreamManager(false);
+      this.jsm = made;
+      made.catch(() => this.jsm === made && (this.jsm = undefined));
+    }
+    return this.jsm;
   }
 
   private async bucket(): Promise<KV> {
@@ -544,12 +564,6 @@ export class BusSource implements ReplicaSource {
       // A failing hook must not take the source down.
     }
   }
-}
-
-/** Closes a consumer's message loop, then deletes the consumer on the server; failures are left to `inactive_threshold`. */
-async function deleteConsumer(messages: ConsumerMessages | undefined, consumer: Consumer | undefined): Promise<void> {
-  await messages?.close().catch(() => undefined);
-  await consumer?.delete().catch(() => undefined);
 }
 
 function pageOf(entry: SnapshotRecord): SnapshotPage {
