@@ -5,7 +5,9 @@
  *
  * One stream key, one JetStream consumer (`BusFeed`): every replica of the key in this source
  * (`account()` and `fills()` both read the fills stream) is a reader of the same feed; one
- * that joins a running feed gets `subscribed` and the updates since the feed's anchor entry.
+ * that joins a running feed gets `subscribed` and the updates since the feed's anchor entry,
+ * read again from JetStream by a catch-up consumer of its own (its first snapshot request is
+ * answered once it caught up, so its replica folds them onto the anchor).
  *
  * One stream (`events(channel, scope)`):
  * - it starts when NATS is connected, a relay heartbeat lists the stream as `live` or
@@ -28,14 +30,14 @@
  *   - the entry covers every seq delivered in this generation: it is the answer (the
  *     consumer keeps reading; the replica drops seq <= S);
  *   - the entry is below what was delivered: every reader of the feed gets `subscribed` and
- *     the updates delivered above the anchor (the consumer keeps reading; when that tail
- *     overflowed, the consumer restarts from the entry's `jsStartSeq`);
+ *     the updates delivered above the anchor (the consumer keeps reading; each reader
+ *     catches up from the entry's `jsStartSeq`);
  * - `disconnected` when NATS drops: the consumer is deleted, and a new one starts (a new
  *   generation, from the KV entry of that time) when NATS and a relay heartbeat are back;
  * - `disconnected` when no relay heartbeat listed the stream `live` or `resyncing` for
  *   `missedHeartbeats` intervals (relays gone, or every relay's exchange feed down: relay
  *   status `stale`): the consumer keeps reading (a status, not a teardown), and the readers
- *   join again (the anchor and the tail) at the first heartbeat that carries the stream.
+ *   join again (the anchor and a catch-up) at the first heartbeat that carries the stream.
  *   A check timer that fires late (this process stalled) does not judge missing heartbeats:
  *   the ones that arrived meanwhile are read first;
  * - a consumer that sent nothing, not even its idle heartbeat, for two `consumerHeartbeatMs`
@@ -45,7 +47,7 @@
  * an epoch; each message is validated again here (a malformed one is never applied).
  */
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { BusFeed, MAX_TAIL, type FeedReader } from './BusFeed';
+import { BusFeed, type CatchUpPlan, type FeedReader } from './BusFeed';
 import type { KV } from '@nats-io/kv';
 import type { ConnectionOptions, Msg, NatsConnection, Subscription as NatsSubscription } from '@nats-io/transport-node';
 import { Observable } from 'rxjs';
@@ -220,6 +222,7 @@ export class BusSource implements ReplicaSource {
       );
       return () => {
         feed.readers.delete(reader);
+        feed.stopCatchUp(reader);
         if (feed.readers.size > 0) return;
         feed.phase = 'closed';
         feed.token++;
@@ -240,12 +243,14 @@ export class BusSource implements ReplicaSource {
     if (feed === undefined || feed.anchor === undefined || feed.phase !== 'running') {
       throw new SnapshotError(`no bus stream is running for ${operation} ${JSON.stringify(params)}`, { operation });
     }
-    // A reader's first request after its `subscribed`: the anchor, whose updates above S it was given.
+    const token = feed.token;
+    // A reader's first request after its `subscribed`: the anchor, whose updates above S it was given (once caught up).
     if (feed.awaitingFirst) {
+      await feed.caughtUp();
+      if (signal.aborted || token !== feed.token || feed.phase !== 'running' || feed.anchor === undefined) throw new AbortedError('the snapshot request was aborted', { stream: feed.key });
       feed.answeredFirst();
       return pageOf(feed.anchor);
     }
-    const token = feed.token;
     const fresh = await this.readEntry(feed);
     if (signal.aborted || token !== feed.token || feed.phase !== 'running') throw new AbortedError('the snapshot request was aborted', { stream: feed.key });
     if (fresh === undefined) throw new SnapshotError(`the KV entry of ${feed.key} is missing or unreadable`, { stream: feed.key });
@@ -255,15 +260,9 @@ export class BusSource implements ReplicaSource {
     feed.reanchor(fresh);
     // At or above everything delivered: every update it lacks is still to come.
     if (feed.lastSeq === undefined || fresh.sequence >= feed.lastSeq) return pageOf(fresh);
-    // Below what was delivered: every reader starts again from the anchor and the tail (the
-    // updates it lacks were delivered before this request), or, when the tail overflowed,
-    // the consumer reads the subject again from the entry. Not awaited: this request ends now.
-    if (feed.tail !== undefined) this.rejoinAll(feed);
-    else {
-      // The readers are stale until the new consumer runs (never live on a feed that may not start).
-      this.stop(feed, `more than ${MAX_TAIL} updates to replay: restarting ${feed.key} from its KV entry`);
-      void this.startConsumer(feed, fresh);
-    }
+    // Below what was delivered: every reader starts again from the anchor, catching up from
+    // JetStream (the updates it lacks were delivered before this request). Not awaited: this request ends now.
+    this.rejoinAll(feed);
     throw new AbortedError(`${feed.key}: restarted from snapshot ${feed.anchor.sequence}`, { stream: feed.key });
   }
 
@@ -276,7 +275,10 @@ export class BusSource implements ReplicaSource {
       feed.phase = 'closed';
       feed.token++;
       this.stopConsumer(feed);
-      for (const r of feed.readers) r.subscriber.complete();
+      for (const r of feed.readers) {
+        feed.stopCatchUp(r);
+        r.subscriber.complete();
+      }
     }
     this.feeds.clear();
     this.hb?.unsubscribe();
@@ -358,8 +360,8 @@ export class BusSource implements ReplicaSource {
   /**
    * Starts a waiting feed whose conditions hold. A running feed whose stream no relay
    * heartbeat carries any more (judged only when `judgeMissing`) keeps its consumer: its
-   * readers go `stale`, and join again (the anchor and the tail: no new consumer, no KV
-   * read) as soon as a heartbeat carries the stream again.
+   * readers go `stale`, and join again (the anchor and a catch-up: the feed's consumer
+   * stays, no KV read) as soon as a heartbeat carries the stream again.
    */
   private check(feed: BusFeed, judgeMissing = true): void {
     if (this.closed || feed.phase === 'closed') return;
@@ -369,6 +371,8 @@ export class BusSource implements ReplicaSource {
       return;
     }
     if (feed.phase !== 'running') return;
+    // A catch-up silent past its idle heartbeats is gone: its reader goes on (a hole shows as a gap).
+    if (judgeMissing) for (const r of feed.readers) if (r.catchUp?.consumer?.stalled(this.clock.nowMs())) r.catchUp.end();
     // Silent past its idle heartbeats: the consumer is gone on the server; read from the KV entry again.
     if (judgeMissing && feed.consumer?.stalled(this.clock.nowMs())) {
       this.stop(feed, `the JetStream consumer of ${feed.key} sent nothing for ${2 * this.heartbeatMs} ms: restarting it from the KV entry`);
@@ -394,25 +398,73 @@ export class BusSource implements ReplicaSource {
     // starting: joined when it runs; not carried: joined when a heartbeat carries it again.
   }
 
-  /** Readers of a running feed that are not up join it: with the anchor and the tail, or, when the tail overflowed, a new consumer from the KV entry. */
+  /** Readers of a running feed that are not up join it: the anchor, then a catch-up from JetStream (no new feed consumer). */
   private rejoinWaiting(feed: BusFeed): void {
-    let waiting = false;
-    for (const r of feed.readers) if (!r.up) waiting = true;
-    if (!waiting) return;
-    if (feed.tail === undefined) {
-      // Every reader resyncs from a new consumer read from the current KV entry (stale meanwhile).
-      this.stop(feed, `more than ${MAX_TAIL} updates to replay: restarting ${feed.key} from its KV entry`);
-      void this.start(feed);
-      return;
+    let generation: number | undefined;
+    for (const r of feed.readers) {
+      if (r.up) continue;
+      generation ??= ++this.generation;
+      this.join(feed, r, generation);
     }
-    const generation = ++this.generation;
-    for (const r of feed.readers) if (!r.up) feed.join(r, this.subscriptionId(feed), generation);
   }
 
-  /** Every reader starts again from the anchor and the tail, without touching the consumer. */
+  /** Every reader starts again from the anchor (and catches up), without touching the consumer. */
   private rejoinAll(feed: BusFeed): void {
     const generation = ++this.generation;
-    for (const r of feed.readers) feed.join(r, this.subscriptionId(feed), generation);
+    for (const r of feed.readers) this.join(feed, r, generation);
+  }
+
+  private join(feed: BusFeed, reader: FeedReader, generation: number): void {
+    const plan = feed.join(reader, this.subscriptionId(feed), generation);
+    if (plan !== undefined) void this.catchUp(feed, reader, plan);
+  }
+
+  /**
+   * Gives a joiner the updates above the anchor that the feed delivered before it joined: a
+   * consumer of its own reads the subject from the anchor's `jsStartSeq` until it passes the
+   * last seq delivered at the join (or has nothing more: its idle heartbeat; or stalls), then
+   * the reader's queued live updates follow (FeedReader, BusFeed.endCatchUp).
+   */
+  private async catchUp(feed: BusFeed, reader: FeedReader, plan: CatchUpPlan): Promise<void> {
+    const token = feed.token;
+    const joins = reader.joins;
+    const current = (): boolean => token === feed.token && joins === reader.joins && reader.queue !== undefined && feed.readers.has(reader);
+    let after = plan.after;
+    let done = false;
+    const end = (): void => {
+      if (done) return;
+      done = true;
+      if (current()) feed.endCatchUp(reader, after);
+    };
+    const onData = (m: Msg): void => {
+      if (done || !current()) return;
+      let batch: ReturnType<typeof decodeUpdateBatch>;
+      try {
+        batch = decodeUpdateBatch(m.string(), feed.key, feed.channel, after);
+      } catch {
+        // Skipped, as the feed skipped it (it reported it when it came).
+        return;
+      }
+      const receivedAtNs = this.clock.nowNs();
+      for (const u of batch.updates) {
+        reader.subscriber.next({ kind: 'update', seq: u.seq, timestampNs: u.timestampNs, receivedAtNs, data: u.data });
+        after = u.seq;
+      }
+      if (after >= plan.until) end();
+    };
+    const handle: { consumer?: PushConsumer; readonly end: () => void } = { end };
+    reader.catchUp = handle;
+    let consumer: PushConsumer;
+    try {
+      const mods = await loadNats();
+      const spec = { stream: this.names.stream, subject: feed.subject, startSeq: plan.from, inactiveMs: CONSUMER_INACTIVE_MS, heartbeatMs: this.heartbeatMs };
+      consumer = await PushConsumer.start(mods, this.nc!, await this.manager(), spec, this.clock.nowMs(), onData, end);
+    } catch (e) {
+      this.report(e);
+      return end();
+    }
+    if (done || !current()) return void consumer.stop();
+    handle.consumer = consumer;
   }
 
   private subscriptionId(feed: BusFeed): string {
@@ -421,7 +473,7 @@ export class BusSource implements ReplicaSource {
 
   /**
    * Compares a running feed's KV entry with what was delivered: a newer entry at or below it
-   * moves the anchor (the tail stays short); one above the last seq delivered at two checks in
+   * moves the anchor (a joiner's catch-up stays short); one above the last seq delivered at two checks in
    * a row (the relay resynced past updates it never published, and the stream is quiet since)
    * sends `resync_required`.
    */
@@ -502,7 +554,7 @@ export class BusSource implements ReplicaSource {
     if (batch.updates.length === 0) return;
     const receivedAtNs = this.clock.nowNs();
     const updates = batch.updates.map((u): SourceUpdate => ({ kind: 'update', seq: u.seq, timestampNs: u.timestampNs, receivedAtNs, data: u.data }));
-    feed.deliver(text, batch.head.first, batch.head.last, updates);
+    feed.deliver(updates);
   }
 
   private stop(feed: BusFeed, reason: string): void {

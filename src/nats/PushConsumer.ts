@@ -59,10 +59,10 @@ export class PushConsumer {
    * Subscribes to a fresh inbox, then creates the consumer delivering to it (interest first:
    * the server delivers from the first message). `onData` gets each message, in stream order,
    * from the first one (which may come before the server's answer to the creation);
-   * heartbeats are counted, not passed on.
+   * heartbeats are counted, and reported to `onIdle` (the consumer delivered all there was).
    * @throws what nats.js throws when the consumer cannot be created (the inbox is released).
    */
-  static async start(mods: NatsModules, nc: NatsConnection, jsm: JetStreamManager, spec: PushConsumerSpec, nowMs: number, onData: (msg: Msg) => void): Promise<PushConsumer> {
+  static async start(mods: NatsModules, nc: NatsConnection, jsm: JetStreamManager, spec: PushConsumerSpec, nowMs: number, onData: (msg: Msg) => void, onIdle?: () => void): Promise<PushConsumer> {
     const self = new PushConsumer(jsm, spec, nowMs);
     const inbox = mods.transport.createInbox();
     const sub = nc.subscribe(inbox, {
@@ -73,6 +73,7 @@ export class PushConsumer {
         // itself): every update message holds at least its head line.
         if (msg.data.length === 0) {
           if (msg.reply) msg.respond();
+          onIdle?.();
           return;
         }
         onData(msg);
