@@ -17,7 +17,7 @@
  *   (PushConsumer.ts: no acks, one filter subject, deliver from the entry's `jsStartSeq`:
  *   nats-server 2.9 compatible), then `subscribed` (a new generation);
  *   each message is a batch of updates (busProtocol.ts, read and validated by
- *   `decodeUpdateBatch`): the ones above the last seq delivered in this generation are
+ *   `readSourceUpdates`): the ones above the last seq delivered in this generation are
  *   `update`s (`receivedAtNs` from the clock, one reading per batch), the others (a batch
  *   overlapping what another relay's batch already delivered) are dropped unread; an
  *   unreadable one is reported and sends `resync_required`;
@@ -54,9 +54,9 @@ import { Observable } from 'rxjs';
 import { systemClock, type Clock, type Timer } from '../clock';
 import { AbortedError, InvalidParameterError } from '../errors';
 import { CHANNELS, streamKey, type ChannelName, type ParamValues, type Scope, type SnapshotOperationName } from '../protocol';
-import type { ReplicaSource, SnapshotPage, SourceEvent, SourceUpdate } from '../replicas';
+import type { ReplicaSource, SnapshotPage, SourceEvent } from '../replicas';
 import { SnapshotError } from '../replicas/SnapshotError';
-import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, decodeUpdateBatch, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
+import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, readSourceUpdates, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
 import { loadNats, type NatsModules } from './natsModules';
 import { PushConsumer, streamSeqOf } from './PushConsumer';
 
@@ -119,6 +119,9 @@ const CARRYING: ReadonlySet<RelayStreamStatus> = new Set(['live', 'resyncing']);
  * when it stops; this removes the consumers of a process that died.
  */
 const CONSUMER_INACTIVE_MS = 30_000;
+
+/** Payloads are UTF-8 (one decoder: the client's `Msg.string()` would read `Msg.data`, a view made per call, again). */
+const UTF8 = new TextDecoder();
 
 /** Cursor prefix of the (empty) older history pages of event channels: the bus holds the newest page only. */
 const OLDER_CURSOR = 'bus-older-';
@@ -436,18 +439,17 @@ export class BusSource implements ReplicaSource {
       done = true;
       if (current()) feed.endCatchUp(reader, after);
     };
-    const onData = (m: Msg): void => {
+    const onData = (_m: Msg, data: Uint8Array): void => {
       if (done || !current()) return;
-      let batch: ReturnType<typeof decodeUpdateBatch>;
+      let batch: ReturnType<typeof readSourceUpdates>;
       try {
-        batch = decodeUpdateBatch(m.string(), feed.key, feed.channel, after);
+        batch = readSourceUpdates(UTF8.decode(data), feed.key, feed.channel, after, this.clock.nowNs());
       } catch {
         // Skipped, as the feed skipped it (it reported it when it came).
         return;
       }
-      const receivedAtNs = this.clock.nowNs();
       for (const u of batch.updates) {
-        reader.subscriber.next({ kind: 'update', seq: u.seq, timestampNs: u.timestampNs, receivedAtNs, data: u.data });
+        reader.subscriber.next(u);
         after = u.seq;
       }
       if (after >= plan.until) end();
@@ -516,8 +518,8 @@ export class BusSource implements ReplicaSource {
     feed.phase = 'starting';
     let consumer: PushConsumer;
     // The server may deliver before it answers the creation: those messages wait for the readers' `subscribed`.
-    let early: Msg[] | undefined = [];
-    const onData = (m: Msg): void => void (early !== undefined ? early.push(m) : this.onMessage(feed, token, m));
+    let early: [Msg, Uint8Array][] | undefined = [];
+    const onData = (m: Msg, data: Uint8Array): void => void (early !== undefined ? early.push([m, data]) : this.onMessage(feed, token, m, data));
     try {
       const mods = await loadNats();
       const spec = { stream: this.names.stream, subject: feed.subject, startSeq: entry.jsStartSeq, inactiveMs: CONSUMER_INACTIVE_MS, heartbeatMs: this.heartbeatMs };
@@ -534,27 +536,23 @@ export class BusSource implements ReplicaSource {
     this.rejoinAll(feed);
     const pending = early;
     early = undefined;
-    for (const m of pending) this.onMessage(feed, token, m);
+    for (const [m, data] of pending) this.onMessage(feed, token, m, data);
   }
 
   /** One batch: its updates above the last one delivered, each to every reader (see busProtocol.ts). */
-  private onMessage(feed: BusFeed, token: number, m: Msg): void {
+  private onMessage(feed: BusFeed, token: number, m: Msg, data: Uint8Array): void {
     if (token !== feed.token) return;
-    const text = m.string();
-    let batch: ReturnType<typeof decodeUpdateBatch>;
+    let batch: ReturnType<typeof readSourceUpdates>;
     try {
       // Above what was delivered, or above the anchor's S at first (its readers start from that snapshot).
-      batch = decodeUpdateBatch(text, feed.key, feed.channel, feed.lastSeq ?? feed.anchor?.sequence);
+      batch = readSourceUpdates(UTF8.decode(data), feed.key, feed.channel, feed.lastSeq ?? feed.anchor?.sequence, this.clock.nowNs());
     } catch (e) {
       this.report(e);
       const reason = `unreadable message ${streamSeqOf(m) ?? '?'} on ${feed.subject}: ${(e as Error).message}`;
       for (const r of feed.readers) if (r.up) r.subscriber.next({ kind: 'resync_required', reason });
       return;
     }
-    if (batch.updates.length === 0) return;
-    const receivedAtNs = this.clock.nowNs();
-    const updates = batch.updates.map((u): SourceUpdate => ({ kind: 'update', seq: u.seq, timestampNs: u.timestampNs, receivedAtNs, data: u.data }));
-    feed.deliver(updates);
+    if (batch.updates.length > 0) feed.deliver(batch.updates);
   }
 
   private stop(feed: BusFeed, reason: string): void {
@@ -593,8 +591,12 @@ export class BusSource implements ReplicaSource {
   private async readEntry(feed: BusFeed): Promise<SnapshotRecord | undefined> {
     const e = await (await this.bucket()).get(feed.kvKey);
     if (e === null || e.operation !== 'PUT') return undefined;
+    // The same revision is the same entry: not parsed again (a relay rewrites it every few seconds, the checks read it every second).
+    const cached = feed.entryCache;
+    if (cached !== undefined && cached.revision === e.revision) return cached.record;
     const record = decodeSnapshotRecord(e.string());
     if (record.streamKey !== feed.key) throw new Error(`KV entry ${feed.kvKey} holds stream ${record.streamKey}, expected ${feed.key}`);
+    feed.entryCache = { revision: e.revision, record };
     return record;
   }
 

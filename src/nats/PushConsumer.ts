@@ -57,12 +57,12 @@ export class PushConsumer {
 
   /**
    * Subscribes to a fresh inbox, then creates the consumer delivering to it (interest first:
-   * the server delivers from the first message). `onData` gets each message, in stream order,
+   * the server delivers from the first message). `onData` gets each message and its payload, in stream order,
    * from the first one (which may come before the server's answer to the creation);
    * heartbeats are counted, and reported to `onIdle` (the consumer delivered all there was).
    * @throws what nats.js throws when the consumer cannot be created (the inbox is released).
    */
-  static async start(mods: NatsModules, nc: NatsConnection, jsm: JetStreamManager, spec: PushConsumerSpec, nowMs: number, onData: (msg: Msg) => void, onIdle?: () => void): Promise<PushConsumer> {
+  static async start(mods: NatsModules, nc: NatsConnection, jsm: JetStreamManager, spec: PushConsumerSpec, nowMs: number, onData: (msg: Msg, data: Uint8Array) => void, onIdle?: () => void): Promise<PushConsumer> {
     const self = new PushConsumer(jsm, spec, nowMs);
     const inbox = mods.transport.createInbox();
     const sub = nc.subscribe(inbox, {
@@ -71,12 +71,13 @@ export class PushConsumer {
         self.received++;
         // An empty payload is the server's (idle heartbeat; a flow-control request answers
         // itself): every update message holds at least its head line.
-        if (msg.data.length === 0) {
+        const data = msg.data; // a view made per call: read once
+        if (data.length === 0) {
           if (msg.reply) msg.respond();
           onIdle?.();
           return;
         }
-        onData(msg);
+        onData(msg, data);
       },
     });
     self.sub = sub;
