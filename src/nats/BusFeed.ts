@@ -61,6 +61,8 @@ export class BusFeed {
   gapTo?: bigint;
   /** The JetStream consumer reading the subject (deleted when the feed stops). */
   consumer?: PushConsumer;
+  /** Catch-up consumers being deleted. */
+  private readonly deleting = new Set<Promise<void>>();
   /** Waiting for every catch-up to end (see {@link caughtUp}). */
   private readonly waiters: (() => void)[] = [];
   /** The KV entry last read and its revision (an unchanged entry is not parsed again). */
@@ -153,8 +155,12 @@ export class BusFeed {
   /** Stops a reader's catch-up, its queue dropped. */
   stopCatchUp(reader: FeedReader): void {
     reader.queue = undefined;
-    void reader.catchUp?.consumer?.stop();
+    const stopping = reader.catchUp?.consumer?.stop();
     reader.catchUp = undefined;
+    if (stopping !== undefined) {
+      this.deleting.add(stopping);
+      void stopping.finally(() => this.deleting.delete(stopping));
+    }
     if (this.waiters.length > 0 && !this.catchingUp) for (const w of this.waiters.splice(0)) w();
   }
 
@@ -169,9 +175,10 @@ export class BusFeed {
    * its replica folds the updates above the anchor onto it (one state, as if they had come
    * with it) rather than applying them one by one after it.
    */
-  caughtUp(): Promise<void> {
-    if (!this.catchingUp) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
+  async caughtUp(): Promise<void> {
+    if (this.catchingUp) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    // Their consumers deleted too: a reader live on this feed leaves only the feed's consumer on the server.
+    if (this.deleting.size > 0) await Promise.all([...this.deleting]);
   }
 
   /** `disconnected` to every reader that was up. */
