@@ -5,32 +5,23 @@
  * running feed or the feed (re)starts, then every update.
  *
  * A reader that joins late must see what its first snapshot does not include. The feed keeps
- * an anchor (a KV entry: S and where to read from) and the tail: every update delivered since,
- * with `seq > S`, in delivery order. A joiner gets `subscribed`, the tail, then live updates,
- * and its first snapshot request is answered with the anchor: exactly what `StreamSync` needs
- * (the updates above S, from S + 1). The anchor moves forward whenever a newer KV entry at or
- * below what was delivered is read, so the tail holds about one relay snapshot interval.
- * The tail keeps the messages' text (a batch is one flat string), not the decoded updates:
- * holding about a second of decoded books alive made every collection copy them to the old
- * generation; a joiner (rare) has the tail read again, with the same validation.
+ * an anchor (a KV entry: S and `jsStartSeq`, where the subject holds S + 1). A joiner gets
+ * `subscribed`, then the updates S + 1 .. the last one delivered, read again from JetStream
+ * by a catch-up consumer of its own from `jsStartSeq` (BusSource), then live updates (queued
+ * meanwhile); its first snapshot request is answered with the anchor: exactly what
+ * `StreamSync` needs. JetStream is the tail: the feed keeps no messages. Keeping about a
+ * second of them for joiners (as text) made every scavenge copy them and the old generation
+ * fill with them: about a seventh of a bus consumer's CPU at 10k updates/s, for an event
+ * (a reader joining a running feed) that is rare. The anchor moves forward whenever a newer
+ * KV entry at or below what was delivered is read, so a catch-up reads about one relay
+ * snapshot interval.
  * @internal
  */
-import type { Consumer, ConsumerMessages } from '@nats-io/jetstream';
 import type { Subscriber } from 'rxjs';
 import { streamKey, type ChannelName, type Scope } from '../protocol';
 import type { SourceEvent, SourceUpdate } from '../replicas';
-import { decodeUpdateBatch, snapshotKey, updateSubject, type BusNames, type SnapshotRecord } from './busProtocol';
-
-/** Updates kept for late joiners; past it, a joiner restarts the feed (every reader resyncs). */
-export const MAX_TAIL = 50_000;
-
-/** One message of the tail: a batch as read from JetStream. */
-interface TailBatch {
-  readonly text: string;
-  readonly first: bigint;
-  readonly last: bigint;
-  readonly receivedAtNs: bigint;
-}
+import type { PushConsumer } from './PushConsumer';
+import { snapshotKey, updateSubject, type BusNames, type SnapshotRecord } from './busProtocol';
 
 /** One replica reading a feed. */
 export interface FeedReader {
@@ -39,6 +30,19 @@ export interface FeedReader {
   up: boolean;
   /** Its first snapshot request since its last `subscribed` is still to come. */
   awaitingFirst: boolean;
+  /** Bumped at every join: a catch-up of an earlier one stops. */
+  joins?: number;
+  /** While it catches up: the live updates that wait for it, in order. */
+  queue?: SourceUpdate[];
+  /** Its catch-up while it runs: the consumer (once created) and how to end it. */
+  catchUp?: { consumer?: PushConsumer; readonly end: () => void };
+}
+
+/** What a joiner lacks: the updates `after + 1 .. until`, on the subject from stream sequence `from`. */
+export interface CatchUpPlan {
+  readonly from: number;
+  readonly after: bigint;
+  readonly until: bigint;
 }
 
 export class BusFeed {
@@ -49,19 +53,20 @@ export class BusFeed {
   /** Bumped on every start and stop: async work of an older one is dropped. */
   token = 0;
   phase: 'waiting' | 'starting' | 'running' | 'closed' = 'waiting';
-  /** The KV entry the tail starts after (see the module comment). */
+  /** The KV entry joiners start from (see the module comment). */
   anchor?: SnapshotRecord;
-  /** The batches that delivered updates with seq above the anchor's S, in delivery order; undefined when it overflowed. */
-  tail?: TailBatch[] = [];
-  /** Updates the tail holds (at most, counting a batch's updates below S too). */
-  private tailCount = 0;
   /** The highest seq delivered in this generation. */
   lastSeq?: bigint;
   /** First seq after a hole seen in this generation. */
   gapTo?: bigint;
-  messages?: ConsumerMessages;
-  /** The JetStream consumer behind `messages` (deleted when the feed stops). */
-  consumer?: Consumer;
+  /** The JetStream consumer reading the subject (deleted when the feed stops). */
+  consumer?: PushConsumer;
+  /** Catch-up consumers being deleted. */
+  private readonly deleting = new Set<Promise<void>>();
+  /** Waiting for every catch-up to end (see {@link caughtUp}). */
+  private readonly waiters: (() => void)[] = [];
+  /** The KV entry last read and its revision (an unchanged entry is not parsed again). */
+  entryCache?: { readonly revision: number; readonly record: SnapshotRecord };
   /** When the KV entry was last compared with what was delivered (clock ms). */
   kvCheckedMs = 0;
   /** `lastSeq` when the KV entry was last seen above it (two such checks in a row resync). */
@@ -86,76 +91,101 @@ export class BusFeed {
   /** A new generation from `entry`: nothing delivered yet. */
   begin(entry: SnapshotRecord): void {
     this.anchor = entry;
-    this.tail = [];
-    this.tailCount = 0;
     this.lastSeq = undefined;
     this.gapTo = undefined;
     this.aheadMark = undefined;
   }
 
   /**
-   * Records the updates of one batch (`text`, bounds `first..last`) that were delivered (the
-   * ones above `lastSeq`, or above the anchor's S before any, in seq order) and hands each to
-   * every reader.
+   * Records the updates of one batch that were delivered (the ones above `lastSeq`, or above
+   * the anchor's S before any, in seq order) and hands each to every reader (to the queue of
+   * one catching up).
    */
-  deliver(text: string, first: bigint, last: bigint, updates: readonly SourceUpdate[]): void {
+  deliver(updates: readonly SourceUpdate[]): void {
     const top = updates[updates.length - 1];
     if (top === undefined) return;
     const base = this.lastSeq ?? this.anchor?.sequence;
     if (base !== undefined && updates[0]!.seq > base + 1n) this.gapTo = updates[0]!.seq;
     if (this.lastSeq === undefined || top.seq > this.lastSeq) this.lastSeq = top.seq;
-    if (this.tail !== undefined && last > (this.anchor?.sequence ?? -1n)) {
-      this.tail.push({ text, first, last, receivedAtNs: top.receivedAtNs });
-      this.tailCount += updates.length;
-      if (this.tailCount > MAX_TAIL) this.tail = undefined;
+    for (const u of updates) {
+      for (const r of this.readers) {
+        if (r.queue !== undefined) r.queue.push(u);
+        else r.subscriber.next(u);
+      }
     }
-    for (const u of updates) for (const r of this.readers) r.subscriber.next(u);
   }
 
-  /**
-   * Moves the anchor to `entry` when it is newer; the tail keeps only what is above it.
-   * A tail that overflowed is valid again from an entry at or above every seq delivered.
-   */
+  /** Moves the anchor to `entry` when it is newer. */
   reanchor(entry: SnapshotRecord): void {
     const a = this.anchor;
     if (a !== undefined && entry.sequence <= a.sequence) return;
     this.anchor = entry;
     if (this.gapTo !== undefined && entry.sequence >= this.gapTo - 1n) this.gapTo = undefined;
-    if (this.tail !== undefined) {
-      this.tail = this.tail.filter((b) => b.last > entry.sequence);
-      this.tailCount = this.tail.reduce((n, b) => n + Number(b.last - b.first) + 1, 0);
-    } else if (this.lastSeq === undefined || entry.sequence >= this.lastSeq) {
-      this.tail = [];
-      this.tailCount = 0;
-    }
-  }
-
-  /** `subscribed` to one reader, then the tail (its first snapshot will be the anchor). */
-  join(reader: FeedReader, subscriptionId: string, generation: number): void {
-    reader.up = true;
-    reader.awaitingFirst = true;
-    reader.subscriber.next({ kind: 'subscribed', subscriptionId, generation });
-    for (const u of this.tailUpdates()) reader.subscriber.next(u);
   }
 
   /**
-   * The updates of the tail above the anchor, as they were delivered: each batch read again
-   * (it was read and validated when it came), keeping what is above the last one kept.
+   * `subscribed` to one reader (its first snapshot will be the anchor). Returns what it lacks
+   * when updates above the anchor were delivered (the reader's live updates queue until its
+   * catch-up ends, see {@link endCatchUp}), undefined when it is live now.
    */
-  private *tailUpdates(): Generator<SourceUpdate> {
-    let after = this.anchor?.sequence;
-    for (const b of this.tail ?? []) {
-      for (const u of decodeUpdateBatch(b.text, this.key, this.channel, after).updates) {
-        after = u.seq;
-        yield { kind: 'update', seq: u.seq, timestampNs: u.timestampNs, receivedAtNs: b.receivedAtNs, data: u.data };
-      }
+  join(reader: FeedReader, subscriptionId: string, generation: number): CatchUpPlan | undefined {
+    this.stopCatchUp(reader);
+    reader.joins = (reader.joins ?? 0) + 1;
+    reader.up = true;
+    reader.awaitingFirst = true;
+    const a = this.anchor;
+    const plan = a === undefined || this.lastSeq === undefined || this.lastSeq <= a.sequence ? undefined : { from: a.jsStartSeq, after: a.sequence, until: this.lastSeq };
+    // Catching up before `subscribed`: the snapshot request it triggers waits for the catch-up.
+    if (plan !== undefined) reader.queue = [];
+    reader.subscriber.next({ kind: 'subscribed', subscriptionId, generation });
+    return plan;
+  }
+
+  /**
+   * A reader's catch-up ended with `after` the last update it was given: the queued live
+   * updates above it follow (a hole between shows the reader a gap, which it heals).
+   */
+  endCatchUp(reader: FeedReader, after: bigint): void {
+    const queue = reader.queue;
+    this.stopCatchUp(reader);
+    if (queue === undefined) return;
+    for (const u of queue) if (u.seq > after) reader.subscriber.next(u);
+  }
+
+  /** Stops a reader's catch-up, its queue dropped. */
+  stopCatchUp(reader: FeedReader): void {
+    reader.queue = undefined;
+    const stopping = reader.catchUp?.consumer?.stop();
+    reader.catchUp = undefined;
+    if (stopping !== undefined) {
+      this.deleting.add(stopping);
+      void stopping.finally(() => this.deleting.delete(stopping));
     }
+    if (this.waiters.length > 0 && !this.catchingUp) for (const w of this.waiters.splice(0)) w();
+  }
+
+  /** Whether a reader is catching up. */
+  get catchingUp(): boolean {
+    for (const r of this.readers) if (r.queue !== undefined) return true;
+    return false;
+  }
+
+  /**
+   * Resolves when no reader catches up: a joiner's first snapshot is answered then, so that
+   * its replica folds the updates above the anchor onto it (one state, as if they had come
+   * with it) rather than applying them one by one after it.
+   */
+  async caughtUp(): Promise<void> {
+    if (this.catchingUp) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    // Their consumers deleted too: a reader live on this feed leaves only the feed's consumer on the server.
+    if (this.deleting.size > 0) await Promise.all([...this.deleting]);
   }
 
   /** `disconnected` to every reader that was up. */
   disconnect(reason: string): void {
     for (const r of this.readers) {
       if (!r.up) continue;
+      this.stopCatchUp(r);
       r.up = false;
       r.awaitingFirst = false;
       r.subscriber.next({ kind: 'disconnected', reason });

@@ -5,16 +5,19 @@
  *
  * One stream key, one JetStream consumer (`BusFeed`): every replica of the key in this source
  * (`account()` and `fills()` both read the fills stream) is a reader of the same feed; one
- * that joins a running feed gets `subscribed` and the updates since the feed's anchor entry.
+ * that joins a running feed gets `subscribed` and the updates since the feed's anchor entry,
+ * read again from JetStream by a catch-up consumer of its own (its first snapshot request is
+ * answered once it caught up, so its replica folds them onto the anchor).
  *
  * One stream (`events(channel, scope)`):
  * - it starts when NATS is connected, a relay heartbeat lists the stream as `live` or
  *   `resyncing` (within `missedHeartbeats` of that relay's interval) and the stream's KV
  *   entry exists; until then nothing is emitted (the replica stays `syncing`);
- * - start: an ordered consumer on the stream's subject (one filter subject, deliver from the
- *   entry's `jsStartSeq`: nats-server 2.9 compatible), then `subscribed` (a new generation);
+ * - start: a push consumer on the stream's subject read by one core NATS subscription
+ *   (PushConsumer.ts: no acks, one filter subject, deliver from the entry's `jsStartSeq`:
+ *   nats-server 2.9 compatible), then `subscribed` (a new generation);
  *   each message is a batch of updates (busProtocol.ts, read and validated by
- *   `decodeUpdateBatch`): the ones above the last seq delivered in this generation are
+ *   `readSourceUpdates`): the ones above the last seq delivered in this generation are
  *   `update`s (`receivedAtNs` from the clock, one reading per batch), the others (a batch
  *   overlapping what another relay's batch already delivered) are dropped unread; an
  *   unreadable one is reported and sends `resync_required`;
@@ -27,32 +30,35 @@
  *   - the entry covers every seq delivered in this generation: it is the answer (the
  *     consumer keeps reading; the replica drops seq <= S);
  *   - the entry is below what was delivered: every reader of the feed gets `subscribed` and
- *     the updates delivered above the anchor (the consumer keeps reading; when that tail
- *     overflowed, the consumer restarts from the entry's `jsStartSeq`);
+ *     the updates delivered above the anchor (the consumer keeps reading; each reader
+ *     catches up from the entry's `jsStartSeq`);
  * - `disconnected` when NATS drops: the consumer is deleted, and a new one starts (a new
  *   generation, from the KV entry of that time) when NATS and a relay heartbeat are back;
  * - `disconnected` when no relay heartbeat listed the stream `live` or `resyncing` for
  *   `missedHeartbeats` intervals (relays gone, or every relay's exchange feed down: relay
  *   status `stale`): the consumer keeps reading (a status, not a teardown), and the readers
- *   join again (the anchor and the tail) at the first heartbeat that carries the stream.
+ *   join again (the anchor and a catch-up) at the first heartbeat that carries the stream.
  *   A check timer that fires late (this process stalled) does not judge missing heartbeats:
- *   the ones that arrived meanwhile are read first.
+ *   the ones that arrived meanwhile are read first;
+ * - a consumer that sent nothing, not even its idle heartbeat, for two `consumerHeartbeatMs`
+ *   (gone on the server) is replaced: `disconnected`, then a new generation from the KV entry.
  *
  * A relay publishes only updates its own replica validated and applied, contiguously within
  * an epoch; each message is validated again here (a malformed one is never applied).
  */
-import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
-import { BusFeed, MAX_TAIL, type FeedReader } from './BusFeed';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { BusFeed, type CatchUpPlan, type FeedReader } from './BusFeed';
 import type { KV } from '@nats-io/kv';
-import type { ConnectionOptions, NatsConnection, Subscription as NatsSubscription } from '@nats-io/transport-node';
+import type { ConnectionOptions, Msg, NatsConnection, Subscription as NatsSubscription } from '@nats-io/transport-node';
 import { Observable } from 'rxjs';
 import { systemClock, type Clock, type Timer } from '../clock';
 import { AbortedError, InvalidParameterError } from '../errors';
 import { CHANNELS, streamKey, type ChannelName, type ParamValues, type Scope, type SnapshotOperationName } from '../protocol';
-import type { ReplicaSource, SnapshotPage, SourceEvent, SourceUpdate } from '../replicas';
+import type { ReplicaSource, SnapshotPage, SourceEvent } from '../replicas';
 import { SnapshotError } from '../replicas/SnapshotError';
-import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, decodeUpdateBatch, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
+import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, readSourceUpdates, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
 import { loadNats, type NatsModules } from './natsModules';
+import { PushConsumer, streamSeqOf } from './PushConsumer';
 
 export interface BusSourceOptions {
   /** NATS server URL(s), e.g. `nats://127.0.0.1:4222`. Required unless `nats` is given. */
@@ -73,6 +79,13 @@ export interface BusSourceOptions {
    * never published, and the stream is quiet since) sends `resync_required`. @default 1000
    */
   readonly aheadCheckMs?: number;
+  /**
+   * Idle heartbeat of a stream's JetStream consumer, ms: the server sends one when it has
+   * nothing to deliver, and a consumer silent for two intervals (deleted on the server, lost
+   * in a restart the connection did not see) is replaced by a new one from the KV entry.
+   * @default 5000
+   */
+  readonly consumerHeartbeatMs?: number;
   /** @default the system clock */
   readonly clock?: Clock;
   /** Something went wrong and was survived (an unreadable message or KV entry, a consumer that failed to start). */
@@ -102,17 +115,13 @@ interface RelayView {
 const CARRYING: ReadonlySet<RelayStreamStatus> = new Set(['live', 'resyncing']);
 
 /**
- * Messages one pull of a stream's consumer asks for (the client pulls again when a quarter
- * is delivered). The library's default (100) caps a stream at about 100 messages per round
- * trip to the server: a few thousand per second on a busy machine.
- */
-const PULL_BATCH = 1000;
-
-/**
  * How long the server keeps a consumer no process reads (ms): a feed deletes its consumer
  * when it stops; this removes the consumers of a process that died.
  */
 const CONSUMER_INACTIVE_MS = 30_000;
+
+/** Payloads are UTF-8 (one decoder: the client's `Msg.string()` would read `Msg.data`, a view made per call, again). */
+const UTF8 = new TextDecoder();
 
 /** Cursor prefix of the (empty) older history pages of event channels: the bus holds the newest page only. */
 const OLDER_CURSOR = 'bus-older-';
@@ -127,6 +136,7 @@ export class BusSource implements ReplicaSource {
   private readonly clock: Clock;
   private readonly missed: number;
   private readonly checkMs: number;
+  private readonly heartbeatMs: number;
   /** One feed (one JetStream consumer) per stream key, shared by every replica of that key. */
   private readonly feeds = new Map<string, BusFeed>();
   private readonly relays = new Map<string, RelayView>();
@@ -135,6 +145,7 @@ export class BusSource implements ReplicaSource {
   private opening?: Promise<void>;
   private nc?: NatsConnection;
   private js?: JetStreamClient;
+  private jsm?: Promise<JetStreamManager>;
   private kv?: KV;
   private hb?: NatsSubscription;
   private connected = false;
@@ -157,6 +168,8 @@ export class BusSource implements ReplicaSource {
     this.checkMs = options.checkMs ?? 250;
     if (!(this.checkMs >= 1)) throw new InvalidParameterError("invalid option 'checkMs': expected a number of ms >= 1", { param: 'checkMs' });
     this.clock = options.clock ?? systemClock;
+    this.heartbeatMs = options.consumerHeartbeatMs ?? 5000;
+    if (!(this.heartbeatMs >= 100)) throw new InvalidParameterError("invalid option 'consumerHeartbeatMs': expected a number of ms >= 100", { param: 'consumerHeartbeatMs' });
   }
 
   /** Connects to NATS (once; also done by the first subscription). @throws ExchangeReplicaError ERR_BUS when the NATS packages are missing */
@@ -212,6 +225,7 @@ export class BusSource implements ReplicaSource {
       );
       return () => {
         feed.readers.delete(reader);
+        feed.stopCatchUp(reader);
         if (feed.readers.size > 0) return;
         feed.phase = 'closed';
         feed.token++;
@@ -232,12 +246,14 @@ export class BusSource implements ReplicaSource {
     if (feed === undefined || feed.anchor === undefined || feed.phase !== 'running') {
       throw new SnapshotError(`no bus stream is running for ${operation} ${JSON.stringify(params)}`, { operation });
     }
-    // A reader's first request after its `subscribed`: the anchor, whose updates above S it was given.
+    const token = feed.token;
+    // A reader's first request after its `subscribed`: the anchor, whose updates above S it was given (once caught up).
     if (feed.awaitingFirst) {
+      await feed.caughtUp();
+      if (signal.aborted || token !== feed.token || feed.phase !== 'running' || feed.anchor === undefined) throw new AbortedError('the snapshot request was aborted', { stream: feed.key });
       feed.answeredFirst();
       return pageOf(feed.anchor);
     }
-    const token = feed.token;
     const fresh = await this.readEntry(feed);
     if (signal.aborted || token !== feed.token || feed.phase !== 'running') throw new AbortedError('the snapshot request was aborted', { stream: feed.key });
     if (fresh === undefined) throw new SnapshotError(`the KV entry of ${feed.key} is missing or unreadable`, { stream: feed.key });
@@ -247,15 +263,9 @@ export class BusSource implements ReplicaSource {
     feed.reanchor(fresh);
     // At or above everything delivered: every update it lacks is still to come.
     if (feed.lastSeq === undefined || fresh.sequence >= feed.lastSeq) return pageOf(fresh);
-    // Below what was delivered: every reader starts again from the anchor and the tail (the
-    // updates it lacks were delivered before this request), or, when the tail overflowed,
-    // the consumer reads the subject again from the entry. Not awaited: this request ends now.
-    if (feed.tail !== undefined) this.rejoinAll(feed);
-    else {
-      // The readers are stale until the new consumer runs (never live on a feed that may not start).
-      this.stop(feed, `more than ${MAX_TAIL} updates to replay: restarting ${feed.key} from its KV entry`);
-      void this.startConsumer(feed, fresh);
-    }
+    // Below what was delivered: every reader starts again from the anchor, catching up from
+    // JetStream (the updates it lacks were delivered before this request). Not awaited: this request ends now.
+    this.rejoinAll(feed);
     throw new AbortedError(`${feed.key}: restarted from snapshot ${feed.anchor.sequence}`, { stream: feed.key });
   }
 
@@ -268,7 +278,10 @@ export class BusSource implements ReplicaSource {
       feed.phase = 'closed';
       feed.token++;
       this.stopConsumer(feed);
-      for (const r of feed.readers) r.subscriber.complete();
+      for (const r of feed.readers) {
+        feed.stopCatchUp(r);
+        r.subscriber.complete();
+      }
     }
     this.feeds.clear();
     this.hb?.unsubscribe();
@@ -350,8 +363,8 @@ export class BusSource implements ReplicaSource {
   /**
    * Starts a waiting feed whose conditions hold. A running feed whose stream no relay
    * heartbeat carries any more (judged only when `judgeMissing`) keeps its consumer: its
-   * readers go `stale`, and join again (the anchor and the tail: no new consumer, no KV
-   * read) as soon as a heartbeat carries the stream again.
+   * readers go `stale`, and join again (the anchor and a catch-up: the feed's consumer
+   * stays, no KV read) as soon as a heartbeat carries the stream again.
    */
   private check(feed: BusFeed, judgeMissing = true): void {
     if (this.closed || feed.phase === 'closed') return;
@@ -361,6 +374,14 @@ export class BusSource implements ReplicaSource {
       return;
     }
     if (feed.phase !== 'running') return;
+    // A catch-up silent past its idle heartbeats is gone: its reader goes on (a hole shows as a gap).
+    if (judgeMissing) for (const r of feed.readers) if (r.catchUp?.consumer?.stalled(this.clock.nowMs())) r.catchUp.end();
+    // Silent past its idle heartbeats: the consumer is gone on the server; read from the KV entry again.
+    if (judgeMissing && feed.consumer?.stalled(this.clock.nowMs())) {
+      this.stop(feed, `the JetStream consumer of ${feed.key} sent nothing for ${2 * this.heartbeatMs} ms: restarting it from the KV entry`);
+      if (carried) void this.start(feed);
+      return;
+    }
     if (!carried) {
       if (judgeMissing) feed.disconnect(`no relay heartbeat carrying ${feed.key} for ${this.missed} intervals`);
       return;
@@ -380,25 +401,72 @@ export class BusSource implements ReplicaSource {
     // starting: joined when it runs; not carried: joined when a heartbeat carries it again.
   }
 
-  /** Readers of a running feed that are not up join it: with the anchor and the tail, or, when the tail overflowed, a new consumer from the KV entry. */
+  /** Readers of a running feed that are not up join it: the anchor, then a catch-up from JetStream (no new feed consumer). */
   private rejoinWaiting(feed: BusFeed): void {
-    let waiting = false;
-    for (const r of feed.readers) if (!r.up) waiting = true;
-    if (!waiting) return;
-    if (feed.tail === undefined) {
-      // Every reader resyncs from a new consumer read from the current KV entry (stale meanwhile).
-      this.stop(feed, `more than ${MAX_TAIL} updates to replay: restarting ${feed.key} from its KV entry`);
-      void this.start(feed);
-      return;
+    let generation: number | undefined;
+    for (const r of feed.readers) {
+      if (r.up) continue;
+      generation ??= ++this.generation;
+      this.join(feed, r, generation);
     }
-    const generation = ++this.generation;
-    for (const r of feed.readers) if (!r.up) feed.join(r, this.subscriptionId(feed), generation);
   }
 
-  /** Every reader starts again from the anchor and the tail, without touching the consumer. */
+  /** Every reader starts again from the anchor (and catches up), without touching the consumer. */
   private rejoinAll(feed: BusFeed): void {
     const generation = ++this.generation;
-    for (const r of feed.readers) feed.join(r, this.subscriptionId(feed), generation);
+    for (const r of feed.readers) this.join(feed, r, generation);
+  }
+
+  private join(feed: BusFeed, reader: FeedReader, generation: number): void {
+    const plan = feed.join(reader, this.subscriptionId(feed), generation);
+    if (plan !== undefined) void this.catchUp(feed, reader, plan);
+  }
+
+  /**
+   * Gives a joiner the updates above the anchor that the feed delivered before it joined: a
+   * consumer of its own reads the subject from the anchor's `jsStartSeq` until it passes the
+   * last seq delivered at the join (or has nothing more: its idle heartbeat; or stalls), then
+   * the reader's queued live updates follow (FeedReader, BusFeed.endCatchUp).
+   */
+  private async catchUp(feed: BusFeed, reader: FeedReader, plan: CatchUpPlan): Promise<void> {
+    const token = feed.token;
+    const joins = reader.joins;
+    const current = (): boolean => token === feed.token && joins === reader.joins && reader.queue !== undefined && feed.readers.has(reader);
+    let after = plan.after;
+    let done = false;
+    const end = (): void => {
+      if (done) return;
+      done = true;
+      if (current()) feed.endCatchUp(reader, after);
+    };
+    const onData = (_m: Msg, data: Uint8Array): void => {
+      if (done || !current()) return;
+      let batch: ReturnType<typeof readSourceUpdates>;
+      try {
+        batch = readSourceUpdates(UTF8.decode(data), feed.key, feed.channel, after, this.clock.nowNs());
+      } catch {
+        // Skipped, as the feed skipped it (it reported it when it came).
+        return;
+      }
+      for (const u of batch.updates) {
+        reader.subscriber.next(u);
+        after = u.seq;
+      }
+      if (after >= plan.until) end();
+    };
+    const handle: { consumer?: PushConsumer; readonly end: () => void } = { end };
+    reader.catchUp = handle;
+    let consumer: PushConsumer;
+    try {
+      const mods = await loadNats();
+      const spec = { stream: this.names.stream, subject: feed.subject, startSeq: plan.from, inactiveMs: CONSUMER_INACTIVE_MS, heartbeatMs: this.heartbeatMs };
+      consumer = await PushConsumer.start(mods, this.nc!, await this.manager(), spec, this.clock.nowMs(), onData, end);
+    } catch (e) {
+      this.report(e);
+      return end();
+    }
+    if (done || !current()) return void consumer.stop();
+    handle.consumer = consumer;
   }
 
   private subscriptionId(feed: BusFeed): string {
@@ -407,7 +475,7 @@ export class BusSource implements ReplicaSource {
 
   /**
    * Compares a running feed's KV entry with what was delivered: a newer entry at or below it
-   * moves the anchor (the tail stays short); one above the last seq delivered at two checks in
+   * moves the anchor (a joiner's catch-up stays short); one above the last seq delivered at two checks in
    * a row (the relay resynced past updates it never published, and the stream is quiet since)
    * sends `resync_required`.
    */
@@ -443,55 +511,48 @@ export class BusSource implements ReplicaSource {
     await this.startConsumer(feed, entry);
   }
 
-  /** A new generation: an ordered consumer from the entry's `jsStartSeq`, then `subscribed` to every reader. */
+  /** A new generation: a push consumer from the entry's `jsStartSeq` (PushConsumer.ts), then `subscribed` to every reader. */
   private async startConsumer(feed: BusFeed, entry: SnapshotRecord): Promise<void> {
     this.stopConsumer(feed);
     const token = ++feed.token;
     feed.phase = 'starting';
-    let messages: ConsumerMessages;
-    let consumer: Consumer | undefined;
+    let consumer: PushConsumer;
+    // The server may deliver before it answers the creation: those messages wait for the readers' `subscribed`.
+    let early: [Msg, Uint8Array][] | undefined = [];
+    const onData = (m: Msg, data: Uint8Array): void => void (early !== undefined ? early.push([m, data]) : this.onMessage(feed, token, m, data));
     try {
       const mods = await loadNats();
-      consumer = await this.js!.consumers.get(this.names.stream, {
-        filter_subjects: feed.subject,
-        deliver_policy: mods.jetstream.DeliverPolicy.StartSequence,
-        opt_start_seq: entry.jsStartSeq,
-        inactive_threshold: CONSUMER_INACTIVE_MS,
-      });
-      if (token !== feed.token) return void deleteConsumer(undefined, consumer);
-      messages = await consumer.consume({ max_messages: PULL_BATCH, callback: (m) => this.onMessage(feed, token, m) });
+      const spec = { stream: this.names.stream, subject: feed.subject, startSeq: entry.jsStartSeq, inactiveMs: CONSUMER_INACTIVE_MS, heartbeatMs: this.heartbeatMs };
+      consumer = await PushConsumer.start(mods, this.nc!, await this.manager(), spec, this.clock.nowMs(), onData);
     } catch (e) {
-      void deleteConsumer(undefined, consumer);
       if (token === feed.token && feed.phase === 'starting') feed.phase = 'waiting';
       this.report(e);
       return;
     }
-    if (token !== feed.token) return void deleteConsumer(messages, consumer);
-    feed.messages = messages;
+    if (token !== feed.token) return void consumer.stop();
     feed.consumer = consumer;
     feed.phase = 'running';
     feed.begin(entry);
     this.rejoinAll(feed);
+    const pending = early;
+    early = undefined;
+    for (const [m, data] of pending) this.onMessage(feed, token, m, data);
   }
 
   /** One batch: its updates above the last one delivered, each to every reader (see busProtocol.ts). */
-  private onMessage(feed: BusFeed, token: number, m: JsMsg): void {
+  private onMessage(feed: BusFeed, token: number, m: Msg, data: Uint8Array): void {
     if (token !== feed.token) return;
-    const text = m.string();
-    let batch: ReturnType<typeof decodeUpdateBatch>;
+    let batch: ReturnType<typeof readSourceUpdates>;
     try {
       // Above what was delivered, or above the anchor's S at first (its readers start from that snapshot).
-      batch = decodeUpdateBatch(text, feed.key, feed.channel, feed.lastSeq ?? feed.anchor?.sequence);
+      batch = readSourceUpdates(UTF8.decode(data), feed.key, feed.channel, feed.lastSeq ?? feed.anchor?.sequence, this.clock.nowNs());
     } catch (e) {
       this.report(e);
-      const reason = `unreadable message ${m.seq} on ${feed.subject}: ${(e as Error).message}`;
+      const reason = `unreadable message ${streamSeqOf(m) ?? '?'} on ${feed.subject}: ${(e as Error).message}`;
       for (const r of feed.readers) if (r.up) r.subscriber.next({ kind: 'resync_required', reason });
       return;
     }
-    if (batch.updates.length === 0) return;
-    const receivedAtNs = this.clock.nowNs();
-    const updates = batch.updates.map((u): SourceUpdate => ({ kind: 'update', seq: u.seq, timestampNs: u.timestampNs, receivedAtNs, data: u.data }));
-    feed.deliver(text, batch.head.first, batch.head.last, updates);
+    if (batch.updates.length > 0) feed.deliver(batch.updates);
   }
 
   private stop(feed: BusFeed, reason: string): void {
@@ -504,10 +565,19 @@ export class BusSource implements ReplicaSource {
 
   /** Stops reading and deletes the JetStream consumer (its `inactive_threshold` removes it when the server cannot be told). */
   private stopConsumer(feed: BusFeed): void {
-    const { messages, consumer } = feed;
-    feed.messages = undefined;
+    const consumer = feed.consumer;
     feed.consumer = undefined;
-    void deleteConsumer(messages, consumer);
+    void consumer?.stop();
+  }
+
+  /** The JetStream manager (consumers are created and deleted through it), made once. */
+  private manager(): Promise<JetStreamManager> {
+    if (this.jsm === undefined) {
+      const made = this.js!.jetstreamManager(false);
+      this.jsm = made;
+      made.catch(() => this.jsm === made && (this.jsm = undefined));
+    }
+    return this.jsm;
   }
 
   private async bucket(): Promise<KV> {
@@ -521,8 +591,12 @@ export class BusSource implements ReplicaSource {
   private async readEntry(feed: BusFeed): Promise<SnapshotRecord | undefined> {
     const e = await (await this.bucket()).get(feed.kvKey);
     if (e === null || e.operation !== 'PUT') return undefined;
+    // The same revision is the same entry: not parsed again (a relay rewrites it every few seconds, the checks read it every second).
+    const cached = feed.entryCache;
+    if (cached !== undefined && cached.revision === e.revision) return cached.record;
     const record = decodeSnapshotRecord(e.string());
     if (record.streamKey !== feed.key) throw new Error(`KV entry ${feed.kvKey} holds stream ${record.streamKey}, expected ${feed.key}`);
+    feed.entryCache = { revision: e.revision, record };
     return record;
   }
 
@@ -544,12 +618,6 @@ export class BusSource implements ReplicaSource {
       // A failing hook must not take the source down.
     }
   }
-}
-
-/** Closes a consumer's message loop, then deletes the consumer on the server; failures are left to `inactive_threshold`. */
-async function deleteConsumer(messages: ConsumerMessages | undefined, consumer: Consumer | undefined): Promise<void> {
-  await messages?.close().catch(() => undefined);
-  await consumer?.delete().catch(() => undefined);
 }
 
 function pageOf(entry: SnapshotRecord): SnapshotPage {
