@@ -11,6 +11,7 @@
  * depth is the layout's, whatever the text. @internal
  */
 import { isBase58OfByteLength } from './base58Length';
+import { flatString } from './flatString';
 import { CHANNEL_DATA_LAYOUTS, LAYOUT_CHANNELS, type FieldLayout, type LayoutChannel, type ValueKind } from './feedRecordLayout';
 import type { UpdateFrame } from './frames';
 import { CHANNEL_NAME_AT, channelToken, DATA_TOKEN, TIMESTAMP_TOKEN, UPDATE_CLOSE, UPDATE_HEAD } from './hotFrameLayout';
@@ -84,8 +85,20 @@ function readUpdate(): LayoutUpdateFrame | undefined {
 
 /** Steps over `token` when it is at the cursor. */
 function lit(token: string): boolean {
-  if (!text.startsWith(token, pos)) return false;
+  if (!startsAt(token, pos)) return false;
   pos += token.length;
+  return true;
+}
+
+/**
+ * `text.startsWith(token, at)`, as a loop: the builtin is a call V8 does not inline (with
+ * its argument checks), and key tokens are compared a dozen times a record.
+ */
+function startsAt(token: string, at: number): boolean {
+  const t = text;
+  const n = token.length;
+  if (at + n > t.length) return false;
+  for (let i = 0; i < n; i++) if (t.charCodeAt(at + i) !== token.charCodeAt(i)) return false;
   return true;
 }
 
@@ -222,7 +235,7 @@ function arrayReader(readItem: Reader): Reader {
  */
 function recordReader(fields: FieldLayout): Reader {
   const keys = fields.map((f) => f.key);
-  const keyTokens = fields.map((f) => `"${f.key}":`);
+  const keyTokens = fields.map((f) => flatString(`"${f.key}":`));
   const optional = fields.map((f) => f.optional);
   const readers = fields.map((f) => compile(f.kind));
   const n = fields.length;
@@ -240,7 +253,7 @@ function recordReader(fields: FieldLayout): Reader {
         at++;
       }
       const token = keyTokens[i]!;
-      if (!text.startsWith(token, at)) {
+      if (!startsAt(token, at)) {
         if (optional[i]) continue;
         return undefined;
       }
