@@ -14,7 +14,7 @@ import { isBase58OfByteLength } from './base58Length';
 import { flatString } from './flatString';
 import { CHANNEL_DATA_LAYOUTS, LAYOUT_CHANNELS, type FieldLayout, type LayoutChannel, type ValueKind } from './feedRecordLayout';
 import type { UpdateFrame } from './frames';
-import { CHANNEL_NAME_AT, channelToken, DATA_TOKEN, TIMESTAMP_TOKEN, UPDATE_CLOSE, UPDATE_HEAD } from './hotFrameLayout';
+import * as layout from './hotFrameLayout';
 
 /** An update of a layout channel, envelope and `data` both validated. */
 export type LayoutUpdateFrame = UpdateFrame & { channel: LayoutChannel };
@@ -38,8 +38,13 @@ const INT64_MIN_DIGITS = '9223372036854775808';
 /** Integer digits read as a number: 16 covers every safe integer (the bounds check the rest). */
 const MAX_INT_DIGITS = 16;
 
-const CHANNEL_OPEN = channelToken('').slice(0, CHANNEL_NAME_AT);
-const SEQ_OPEN = channelToken('').slice(CHANNEL_NAME_AT);
+// The envelope's tokens, flat (see flatString).
+const UPDATE_HEAD = flatString(layout.UPDATE_HEAD);
+const CHANNEL_OPEN = flatString(layout.channelToken('').slice(0, layout.CHANNEL_NAME_AT));
+const SEQ_OPEN = flatString(layout.channelToken('').slice(layout.CHANNEL_NAME_AT));
+const TIMESTAMP_TOKEN = flatString(layout.TIMESTAMP_TOKEN);
+const DATA_TOKEN = flatString(layout.DATA_TOKEN);
+const UPDATE_CLOSE = layout.UPDATE_CLOSE;
 
 /** A cursor over one text (decoding is synchronous: calls never interleave). */
 let text = '';
