@@ -6,7 +6,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { ChannelName, ParamValues, Scope, SnapshotOperationName } from '../protocol';
-import type { ReplicaSource, SnapshotPage, SourceEvent } from '../replicas';
+import type { ReplicaSource, SnapshotPage, SourceEvent, SourceListener } from '../replicas';
 import type { RestClient } from '../rest';
 import type { SubscriptionRouter } from '../router';
 
@@ -19,12 +19,16 @@ const SINGLE_ATTEMPT = Object.freeze({ retries: 0 });
  */
 export class ExchangeSource implements ReplicaSource {
   constructor(
-    private readonly router: Pick<SubscriptionRouter, 'stream'>,
+    private readonly router: Pick<SubscriptionRouter, 'stream' | 'listen'>,
     private readonly rest: Pick<RestClient, 'call'>,
   ) {}
 
   events(channel: ChannelName, scope: Scope): Observable<SourceEvent> {
     return this.router.stream(channel, scope);
+  }
+
+  listen(channel: ChannelName, scope: Scope, listener: SourceListener): () => void {
+    return this.router.listen(channel, scope, listener);
   }
 
   snapshot(operation: SnapshotOperationName, params: ParamValues, signal: AbortSignal): Promise<SnapshotPage> {

@@ -7,9 +7,11 @@
  * split into H buckets of width 2^(m+1)/S: a bucket is never wider than 1/H of the values it
  * holds, so a value read back (the highest value of its bucket) is within 10^-d of the true
  * one, relative. Recording is O(1) and allocates nothing once the counts cover the value's
- * bucket: they start with the exact buckets and grow (at least doubling, never past the bucket
- * of `Number.MAX_SAFE_INTEGER`) to the largest bucket seen. Memory is 8 bytes a bucket: with
- * 3 digits (H = 1024), 16 KB for values below 2048, 120 KB up to 10^7, 360 KB at most.
+ * bucket: they start empty (a histogram never recorded into costs nothing: a client keeps
+ * two per stream) and grow in whole blocks of H buckets (at least doubling, never past the
+ * bucket of `Number.MAX_SAFE_INTEGER`) to the largest bucket seen. Memory is 8 bytes a
+ * bucket: with 3 digits (H = 1024), 8 KB for values below 1024, 120 KB up to 10^7, 360 KB
+ * at most.
  */
 
 /** 2^i for i in [0, 64): exact doubles, so `v / POW2[b]` and `x * POW2[b]` are exact shifts. */
@@ -45,7 +47,7 @@ export class LogLinearHistogram {
     this.significantDigits = significantDigits;
     this.#exactBits = Math.ceil(Math.log2(10 ** significantDigits)) + 1;
     this.#half = POW2[this.#exactBits - 1]!;
-    this.#counts = new Float64Array(2 * this.#half);
+    this.#counts = new Float64Array(0);
   }
 
   /** Values recorded. */

@@ -11,9 +11,10 @@
  * depth is the layout's, whatever the text. @internal
  */
 import { isBase58OfByteLength } from './base58Length';
+import { flatString } from './flatString';
 import { CHANNEL_DATA_LAYOUTS, LAYOUT_CHANNELS, type FieldLayout, type LayoutChannel, type ValueKind } from './feedRecordLayout';
 import type { UpdateFrame } from './frames';
-import { CHANNEL_NAME_AT, channelToken, DATA_TOKEN, TIMESTAMP_TOKEN, UPDATE_CLOSE, UPDATE_HEAD } from './hotFrameLayout';
+import * as layout from './hotFrameLayout';
 
 /** An update of a layout channel, envelope and `data` both validated. */
 export type LayoutUpdateFrame = UpdateFrame & { channel: LayoutChannel };
@@ -37,8 +38,13 @@ const INT64_MIN_DIGITS = '9223372036854775808';
 /** Integer digits read as a number: 16 covers every safe integer (the bounds check the rest). */
 const MAX_INT_DIGITS = 16;
 
-const CHANNEL_OPEN = channelToken('').slice(0, CHANNEL_NAME_AT);
-const SEQ_OPEN = channelToken('').slice(CHANNEL_NAME_AT);
+// The envelope's tokens, flat (see flatString).
+const UPDATE_HEAD = flatString(layout.UPDATE_HEAD);
+const CHANNEL_OPEN = flatString(layout.channelToken('').slice(0, layout.CHANNEL_NAME_AT));
+const SEQ_OPEN = flatString(layout.channelToken('').slice(layout.CHANNEL_NAME_AT));
+const TIMESTAMP_TOKEN = flatString(layout.TIMESTAMP_TOKEN);
+const DATA_TOKEN = flatString(layout.DATA_TOKEN);
+const UPDATE_CLOSE = layout.UPDATE_CLOSE;
 
 /** A cursor over one text (decoding is synchronous: calls never interleave). */
 let text = '';
@@ -84,8 +90,20 @@ function readUpdate(): LayoutUpdateFrame | undefined {
 
 /** Steps over `token` when it is at the cursor. */
 function lit(token: string): boolean {
-  if (!text.startsWith(token, pos)) return false;
+  if (!startsAt(token, pos)) return false;
   pos += token.length;
+  return true;
+}
+
+/**
+ * `text.startsWith(token, at)`, as a loop: the builtin is a call V8 does not inline (with
+ * its argument checks), and key tokens are compared a dozen times a record.
+ */
+function startsAt(token: string, at: number): boolean {
+  const t = text;
+  const n = token.length;
+  if (at + n > t.length) return false;
+  for (let i = 0; i < n; i++) if (t.charCodeAt(at + i) !== token.charCodeAt(i)) return false;
   return true;
 }
 
@@ -222,7 +240,7 @@ function arrayReader(readItem: Reader): Reader {
  */
 function recordReader(fields: FieldLayout): Reader {
   const keys = fields.map((f) => f.key);
-  const keyTokens = fields.map((f) => `"${f.key}":`);
+  const keyTokens = fields.map((f) => flatString(`"${f.key}":`));
   const optional = fields.map((f) => f.optional);
   const readers = fields.map((f) => compile(f.kind));
   const n = fields.length;
@@ -240,7 +258,7 @@ function recordReader(fields: FieldLayout): Reader {
         at++;
       }
       const token = keyTokens[i]!;
-      if (!text.startsWith(token, at)) {
+      if (!startsAt(token, at)) {
         if (optional[i]) continue;
         return undefined;
       }

@@ -45,6 +45,13 @@ export interface SourceDisconnected {
 
 export type SourceEvent = SourceSubscribed | SourceUpdate | SourceResyncRequired | SourceDisconnected;
 
+/** A consumer of `ReplicaSource.listen`: what an observer of `events` would get, called in place. */
+export interface SourceListener {
+  next(event: SourceEvent): void;
+  error(error: unknown): void;
+  complete(): void;
+}
+
 /**
  * @example
  * const source: ReplicaSource = {
@@ -60,6 +67,12 @@ export interface ReplicaSource {
    * subscribes again after `retryAfterMs`); any other error is final (a refused scope).
    */
   events(channel: ChannelName, scope: Scope): Observable<SourceEvent>;
+  /**
+   * Optional, the same stream as `events` without an RxJS subscriber chain per event (a
+   * replica's hot path): `listener` gets exactly what an observer of `events` would, and the
+   * returned function unsubscribes (idempotent). A source without it is read through `events`.
+   */
+  listen?(channel: ChannelName, scope: Scope, listener: SourceListener): () => void;
   /**
    * One answer of a snapshot operation (a row of the operations table with its parameters):
    * what `Reducer.loadSnapshot` and the generic loaders ask for, page by page. Honours

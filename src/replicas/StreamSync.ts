@@ -23,7 +23,7 @@
  * resubscribe delay), the liveness window runs in `live`, and the snapshot request
  * (`SnapshotLoader`) in `syncing`/`resyncing`: `stopWork()` ends all of them.
  */
-import { Observable, Subject, type Subscription } from 'rxjs';
+import { Observable, Subject, type Unsubscribable } from 'rxjs';
 import { Backoff, type Clock, type Timer } from '../clock';
 import { AbortedError, RequestTimeoutError } from '../errors';
 import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
@@ -33,7 +33,7 @@ import type { AppliedChange, AppliedHook } from './AppliedChange';
 import { buildFromSnapshot, foldUpdates, type BuiltState } from './buildState';
 import { LivenessWatch } from './LivenessWatch';
 import type { Reducer } from './Reducer';
-import type { SourceEvent, SourceUpdate } from './ReplicaSource';
+import type { ReplicaSource, SourceEvent, SourceListener, SourceUpdate } from './ReplicaSource';
 import type { EmissionCause, ReplicaState } from './ReplicaState';
 import { ResyncLimiter } from './ResyncLimiter';
 import { ResyncScheduler } from './ResyncScheduler';
@@ -69,7 +69,9 @@ export class StreamSync<S> {
   private readonly channel: ChannelName;
   private readonly scope: Scope;
   private readonly reducer: Reducer<S>;
-  private readonly events: Observable<SourceEvent>;
+  private readonly source: ReplicaSource;
+  /** What this replica is to its source: one object for its whole life (no closure per event). */
+  private readonly listener: SourceListener;
   private readonly fetch: SnapshotFetcher;
   private readonly loader: SnapshotLoader<BuiltState<S>>;
   private readonly options: ResolvedStreamSyncOptions;
@@ -85,7 +87,7 @@ export class StreamSync<S> {
   private readonly subject = new Subject<ReplicaState<S>>();
   private readonly buffer: UpdateBuffer<SourceUpdate>;
   private readonly counts = emptyResyncCounts();
-  private subscription?: Subscription;
+  private subscription?: Unsubscribable;
   /** The timer of the current state: the catch-up bound (`*_ahead`) or the resubscribe delay. */
   private timer?: Timer;
   private closed = false;
@@ -112,7 +114,19 @@ export class StreamSync<S> {
     this.key = streamKey(config.channel, config.scope);
     this.options = resolveStreamSyncOptions(config.channel, options);
     const source = config.source;
-    this.events = source.events(config.channel, config.scope);
+    this.source = source;
+    this.listener = {
+      // Inline rather than `guard`: no closure per event on the hot path.
+      next: (event) => {
+        try {
+          this.onEvent(event);
+        } catch (error) {
+          this.report(error);
+        }
+      },
+      error: (error) => this.guard(() => this.onStreamError(error)),
+      complete: () => this.guard(() => this.onComplete()),
+    };
     this.fetch = (operation, params, signal) => source.snapshot(operation, params, signal);
     this.clock = this.options.clock;
     this.buffer = new UpdateBuffer<SourceUpdate>(this.options.maxBufferedUpdates);
@@ -181,19 +195,17 @@ export class StreamSync<S> {
     this.subject.complete();
   }
 
+  /** Through the source's direct path when it has one (no RxJS hop per update), else its observable. */
   private subscribeStream(): void {
-    this.subscription = this.events.subscribe({
-      // Inline rather than `guard`: no closure per event on the hot path.
-      next: (event) => {
-        try {
-          this.onEvent(event);
-        } catch (error) {
-          this.report(error);
-        }
-      },
-      error: (error) => this.guard(() => this.onStreamError(error)),
-      complete: () => this.guard(() => this.onComplete()),
-    });
+    const source = this.source;
+    if (source.listen === undefined) {
+      this.subscription = source.events(this.channel, this.scope).subscribe(this.listener);
+      return;
+    }
+    const subscription = { unsubscribe: noop };
+    this.subscription = subscription;
+    // Set before the call: a source may deliver (and even end the stream) synchronously.
+    subscription.unsubscribe = source.listen(this.channel, this.scope, this.listener);
   }
 
   private isLive(): boolean {
@@ -571,6 +583,8 @@ export class StreamSync<S> {
     }
   }
 }
+
+function noop(): void {}
 
 function newestSeq(updates: readonly SourceUpdate[]): bigint | undefined {
   let newest: bigint | undefined;

@@ -100,19 +100,27 @@ export function createEventReducer<T>(spec: EventChannelSpec<T>, options: EventR
     },
 
     apply(state, data) {
-      const records = ascending(spec.recordsOf(data));
+      const given = spec.recordsOf(data);
+      // The common update (records already in ascending order): each sequence read once.
+      const seqs = strictlyAscendingSeqs(given, seqOf);
+      const records = seqs === undefined ? ascending(given) : given;
+      const seqAt = seqs === undefined ? (i: number) => seqOf(records[i]!) : (i: number) => seqs[i]!;
       // `recent` follows the stream position: after a snapshot older than the watermark (a
       // source that replays, a REST answer behind the stream) the updates folded on it bring
       // back records already delivered; they belong in `recent`, not in `delivered`.
       const newestKept = state.recent.length === 0 ? undefined : seqOf(state.recent[state.recent.length - 1]!);
-      const kept = newestKept === undefined ? records : records.filter((r) => seqOf(r) > newestKept);
+      // Ascending: the records past a sequence are a suffix.
+      const keptFrom = newestKept === undefined ? 0 : firstAbove(records.length, seqAt, newestKept);
       const watermark = state.lastSequence;
-      const fresh = watermark === undefined ? records : records.filter((r) => seqOf(r) > watermark);
-      if (kept.length === 0 && fresh.length === 0) return state;
+      const freshFrom = watermark === undefined ? 0 : firstAbove(records.length, seqAt, watermark);
+      const n = records.length;
+      if (keptFrom === n && freshFrom === n) return state;
+      const delivered: EventItem<T>[] = [];
+      for (let i = freshFrom; i < n; i++) delivered.push({ kind: 'record', sequence: seqAt(i), record: records[i]! });
       return {
-        recent: kept.length === 0 ? state.recent : keepRecent([...state.recent, ...kept]),
-        lastSequence: fresh.length === 0 ? state.lastSequence : seqOf(fresh[fresh.length - 1]!),
-        delivered: asItems(fresh),
+        recent: keptFrom === n ? state.recent : appendRecent(state.recent, records, keptFrom, recentLimit),
+        lastSequence: freshFrom === n ? state.lastSequence : seqAt(n - 1),
+        delivered,
       };
     },
 
@@ -129,4 +137,31 @@ export function createEventReducer<T>(spec: EventChannelSpec<T>, options: EventR
       return { recent: last.recent, lastSequence: last.lastSequence, delivered };
     },
   };
+}
+
+/** The sequences of `records` when they are strictly ascending (each read once), else undefined. */
+function strictlyAscendingSeqs<T>(records: readonly T[], seqOf: (record: T) => bigint): bigint[] | undefined {
+  const seqs: bigint[] = [];
+  for (let i = 0; i < records.length; i++) {
+    const seq = seqOf(records[i]!);
+    if (i > 0 && !(seq > seqs[i - 1]!)) return undefined;
+    seqs.push(seq);
+  }
+  return seqs;
+}
+
+/** The first index of an ascending run of `n` sequences whose sequence is above `bound` (n: none). */
+function firstAbove(n: number, seqAt: (i: number) => bigint, bound: bigint): number {
+  let i = n;
+  while (i > 0 && seqAt(i - 1) > bound) i--;
+  return i;
+}
+
+/** `recent` then `records[from..]`, the newest `limit` of them, in one new array (the old one stays as emitted). */
+function appendRecent<T>(recent: readonly T[], records: readonly T[], from: number, limit: number): readonly T[] {
+  const added = records.length - from;
+  const out: T[] = [];
+  for (let i = Math.max(0, recent.length + added - limit); i < recent.length; i++) out.push(recent[i]!);
+  for (let i = Math.max(from, records.length - limit); i < records.length; i++) out.push(records[i]!);
+  return out;
 }

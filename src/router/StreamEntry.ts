@@ -1,6 +1,5 @@
-import type { Subscriber } from 'rxjs';
 import type { ChannelName, Scope } from '../protocol';
-import type { RouterEvent } from './RouterEvent';
+import type { StreamListener } from './StreamListener';
 
 /**
  * - `idle`: no server subscription on the current socket (not sent yet, or the socket dropped).
@@ -11,8 +10,8 @@ export type StreamPhase = 'idle' | 'subscribing' | 'active';
 
 /** One stream of the router: its subscribers and its server subscription on the current socket. */
 export class StreamEntry {
-  /** The subscribers of this stream; its size is the reference count. */
-  readonly observers = new Set<Subscriber<RouterEvent>>();
+  /** The listeners of this stream; its size is the reference count. */
+  readonly observers = new Set<StreamListener>();
   phase: StreamPhase = 'idle';
   /** Server id while `active`. */
   subscriptionId: string | undefined;

@@ -6,7 +6,7 @@
  * connection's frames: the error frames after which the server closes are decoded here, and
  * the connection is told what to do by a command (`fail`, `reconnect`, `expectClose`).
  */
-import { filter, Observable, Subject, type Subscriber } from 'rxjs';
+import { filter, Observable, Subject } from 'rxjs';
 import type { Timer } from '../clock/Clock';
 import type { Connection } from '../connection/Connection';
 import { ClientClosedError, ConnectionFailedError, FeedError, FrameError, RequestTimeoutError, SubscriberError, type ExchangeReplicaError } from '../errors';
@@ -34,6 +34,7 @@ import { PendingRequests } from './PendingRequests';
 import { resolveRouterOptions, type ResolvedRouterOptions, type RouterOptions } from './routerOptions';
 import type { RouterEvent, UpdateEvent } from './RouterEvent';
 import type { StreamEntry } from './StreamEntry';
+import type { StreamListener } from './StreamListener';
 import { SubscriptionRegistry } from './SubscriptionRegistry';
 
 /** What the router needs of a connection (a `Connection` has it all). */
@@ -92,22 +93,34 @@ export class SubscriptionRouter {
    * when it does not answer, or the connection's failure.
    */
   stream(channel: ChannelName, scope: Scope): Observable<RouterEvent> {
-    return new Observable<RouterEvent>((subscriber) => {
-      const refused = this.refusal();
-      if (refused) return subscriber.error(refused);
-      const checked = checkSubscription(channel, scope as Record<string, unknown>);
-      if (!checked.ok) return subscriber.error(checked.error);
-      const entry = this.registry.acquire(streamKey(checked.channel, checked.scope), checked.channel, checked.scope);
-      entry.observers.add(subscriber);
-      this.cancelIdleClose();
-      if (entry.phase === 'active') {
-        subscriber.next({ kind: 'subscribed', subscriptionId: entry.subscriptionId!, generation: entry.generation });
-      } else if (entry.phase === 'idle') {
-        this.connection.connect();
-        if (this.connection.state === 'open') this.subscribe(entry);
-      }
-      return () => this.release(entry, subscriber);
-    });
+    return new Observable<RouterEvent>((subscriber) => this.listen(channel, scope, subscriber));
+  }
+
+  /**
+   * `stream` without RxJS: `listener` is called in place for every event of the stream, in
+   * the same order and with the same errors (after `error` or `complete` it is dropped).
+   * Returns the unsubscribe; calling it again does nothing.
+   */
+  listen(channel: ChannelName, scope: Scope, listener: StreamListener): () => void {
+    const refused = this.refusal();
+    if (refused) return fail(listener, refused);
+    const checked = checkSubscription(channel, scope as Record<string, unknown>);
+    if (!checked.ok) return fail(listener, checked.error);
+    const entry = this.registry.acquire(streamKey(checked.channel, checked.scope), checked.channel, checked.scope);
+    entry.observers.add(listener);
+    this.cancelIdleClose();
+    if (entry.phase === 'active') {
+      listener.next({ kind: 'subscribed', subscriptionId: entry.subscriptionId!, generation: entry.generation });
+    } else if (entry.phase === 'idle') {
+      this.connection.connect();
+      if (this.connection.state === 'open') this.subscribe(entry);
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.release(entry, listener);
+    };
   }
 
   /** The `update` events of one stream only. */
@@ -142,7 +155,11 @@ export class SubscriptionRouter {
     for (const entry of entries) {
       if (entry.phase === 'active') this.connection.send({ type: 'unsubscribe', request_id: this.connection.nextRequestId(), subscription_id: entry.subscriptionId! });
     }
-    for (const entry of entries) for (const subscriber of [...entry.observers]) subscriber.complete();
+    for (const entry of entries) {
+      const listeners = [...entry.observers];
+      entry.observers.clear();
+      for (const listener of listeners) this.deliverEnd(entry, listener, undefined);
+    }
     this.errorSubject.complete();
   }
 
@@ -167,8 +184,8 @@ export class SubscriptionRouter {
   }
 
   /** One subscriber left; the last one of a stream takes the server subscription down. */
-  private release(entry: StreamEntry, subscriber: Subscriber<RouterEvent>): void {
-    entry.observers.delete(subscriber);
+  private release(entry: StreamEntry, listener: StreamListener): void {
+    entry.observers.delete(listener);
     this.armIdleClose();
     if (entry.observers.size > 0 || !this.registry.isCurrent(entry)) return;
     // In flight: the entry stays, so a quick re-subscribe joins it; an ack nobody wants is undone on arrival.
@@ -399,11 +416,11 @@ export class SubscriptionRouter {
 
   // ---- delivery --------------------------------------------------------------
 
-  /** Delivers one event to every subscriber of a stream; one that throws affects nobody else. */
+  /** Delivers one event to every listener of a stream; one that throws affects nobody else. */
   private dispatch(entry: StreamEntry, event: RouterEvent): void {
-    for (const subscriber of entry.observers) {
+    for (const listener of entry.observers) {
       try {
-        subscriber.next(event);
+        listener.next(event);
       } catch (cause) {
         this.report(new SubscriberError(`a subscriber of ${entry.key} threw on a ${event.kind} event`, { channel: entry.channel, stream: entry.key }, { cause }));
       }
@@ -411,14 +428,34 @@ export class SubscriptionRouter {
   }
 
   private errorAll(entry: StreamEntry, error: ExchangeReplicaError): void {
-    for (const subscriber of [...entry.observers]) subscriber.error(error);
+    const listeners = [...entry.observers];
     entry.observers.clear();
+    for (const listener of listeners) this.deliverEnd(entry, listener, error);
+    this.armIdleClose();
+  }
+
+  /** Ends one listener (`error` when given, else `complete`); one that throws affects nobody else. */
+  private deliverEnd(entry: StreamEntry, listener: StreamListener, error: ExchangeReplicaError | undefined): void {
+    try {
+      if (error === undefined) listener.complete();
+      else listener.error(error);
+    } catch (cause) {
+      this.report(new SubscriberError(`a subscriber of ${entry.key} threw on the end of the stream`, { channel: entry.channel, stream: entry.key }, { cause }));
+    }
   }
 
   private report(error: ExchangeReplicaError): void {
     this.errorSubject.next(error);
   }
 }
+
+/** Errors `listener` at once (nothing subscribed); its unsubscribe does nothing. */
+function fail(listener: StreamListener, error: ExchangeReplicaError): () => void {
+  listener.error(error);
+  return noop;
+}
+
+function noop(): void {}
 
 /**
  * A validated wire integer as a bigint. Up to 15 digits the value is exact as a double, and

@@ -5,4 +5,5 @@ export type { DisconnectedEvent, ResyncRequiredEvent, RouterEvent, SubscribedEve
 export { checkSubscription, type SubscriptionCheck } from './checkSubscription';
 export { PendingRequests } from './PendingRequests';
 export { StreamEntry, type StreamPhase } from './StreamEntry';
+export type { StreamListener } from './StreamListener';
 export { SubscriptionRegistry } from './SubscriptionRegistry';
