@@ -1,18 +1,17 @@
 /**
  * Instruments the library's client from the outside, through two of its documented options:
- * the socket class (`connection.WebSocket`: a `ws` socket that stamps each message as it
+ * the socket class (`connection.WebSocket`: the default Node socket, stamping each message as it
  * arrives, before the library sees it) and the REST client's `fetch` (`rest.fetch`: times the
  * whole request, body included, so the time spent inside it is the REST round trip and
  * everything else is the client's own work). Nothing in the library is changed.
  */
-import type WebSocket from 'ws';
-import type { WebSocketConstructor } from '../../src/connection';
+import type { RawSocketData, WebSocketConstructor } from '../../src/connection';
 import type { FetchLike } from '../../src/rest';
 import { instrumentedSocket } from '../lib/instrumentedSocket';
 
 /** A `resync_required` frame is small; larger frames are not searched. */
 const SMALL_FRAME = 512;
-const RESYNC_MARK = Buffer.from('"resync_required"');
+const RESYNC_MARK = '"resync_required"';
 
 export interface TimedFetch {
   readonly url: string;
@@ -32,7 +31,7 @@ export class ResyncProbe {
   /** The body of the latest REST answer (for the offline breakdown). */
   lastBody = '';
 
-  /** A `ws` WebSocket class whose first 'message' listener is this probe's. */
+  /** The default socket class with this probe's 'message' listener first. */
   socketClass(): WebSocketConstructor {
     return instrumentedSocket((data) => this.onMessage(data));
   }
@@ -50,10 +49,10 @@ export class ResyncProbe {
     };
   }
 
-  private onMessage(data: WebSocket.RawData): void {
+  private onMessage(data: RawSocketData): void {
     const now = process.hrtime.bigint();
     this.messages++;
-    if (Buffer.isBuffer(data) && data.length < SMALL_FRAME && data.includes(RESYNC_MARK)) {
+    if (typeof data === 'string' && data.length < SMALL_FRAME && data.includes(RESYNC_MARK)) {
       this.resyncAtNs = now;
       this.messagesAtResync = this.messages;
     }
