@@ -30,20 +30,11 @@ export class ReplicaPool {
    */
   observe<R extends Closeable, T>(key: string, create: () => R, select: (replica: R) => Observable<T>): Observable<T> {
     return new GuardedObservable<T>(this.sink, (subscriber) => {
-      let entry = this.entries.get(key);
-      if (!entry) {
-        entry = { value: create(), refs: 0 };
-        this.entries.set(key, entry);
-      }
-      entry.refs++;
-      const held = entry;
-      const sub = select(held.value as R).subscribe(subscriber);
+      const held = this.lease(key, create);
+      const sub = select(held.value).subscribe(subscriber);
       return () => {
         sub.unsubscribe();
-        if (--held.refs === 0 && this.entries.get(key) === held) {
-          this.entries.delete(key);
-          held.value.close();
-        }
+        held.release();
       };
     });
   }
