@@ -127,7 +127,8 @@ export class NodeWebSocket implements WebSocketLike {
    * @throws TypeError for a code a client may not send, or a reason over 123 bytes
    */
   close(code?: number, reason?: string): void {
-    if (code !== undefined && (code === 1005 || code === 1006 || code === 1015 || !isValidCloseCode(code))) throw new TypeError(`invalid close code ${code}`);
+    // The codes a server may send are the codes a client may send (1005, 1006 and 1015 never go on the wire).
+    if (code !== undefined && !isValidCloseCode(code)) throw new TypeError(`invalid close code ${code}`);
     if (reason !== undefined && Buffer.byteLength(reason) > 123) throw new TypeError('the close reason must be at most 123 bytes');
     if (this.state === CLOSED) return;
     if (this.state === CONNECTING) return this.abort('WebSocket was closed before the connection was established');
@@ -174,19 +175,17 @@ export class NodeWebSocket implements WebSocketLike {
     if (rest.length > 0 && this.state === OPEN) this.reader.push(rest, rest.length);
   }
 
+  /** Ends a socket that never opened (a bad answer, or closed while connecting): the error, then `close` (1006). */
   private failHandshake(error: Error): void {
     this.head = undefined;
     this.state = CLOSING;
+    this.reader.stop();
     this.emit('error', error);
     this.socket.destroy();
   }
 
   private abort(message: string): void {
-    this.head = undefined;
-    this.state = CLOSING;
-    this.reader.stop();
-    this.emit('error', new Error(message));
-    this.socket.destroy();
+    this.failHandshake(new Error(message));
   }
 
   private sink(): FrameSink {
