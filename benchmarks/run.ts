@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the library's benchmarks, on 127.0.0.1 only, in a few minutes.
  *
- *   npx tsx benchmarks/run.ts [--quick] [--only book|socket|resync|fanout|simulator|replay|bus] [--out DIR]
+ *   npx tsx benchmarks/run.ts [--quick] [--only book|socket|resync|fanout|simulator|replay|bus] [--bus-storage file|memory] [--out DIR]
  *
  * 1. Book reducer: our OrderBook vs ccxt pro's OrderBook vs `orderbooks`, ns per frame net of
  *    a no-op loop, on a top-heavy stream, a whole-book stream, the top-heavy one pre-parsed
@@ -51,19 +51,22 @@ export interface RunOptions {
   readonly quick: boolean;
   readonly only?: Part;
   readonly outDir: string;
+  /** JetStream storage of the bus part's relay. @default 'file' (the relay's default) */
+  readonly busStorage: 'file' | 'memory';
   readonly log: (line: string) => void;
 }
 
 const DEFAULT_OUT = fileURLToPath(new URL('./results/', import.meta.url));
 
 export function parseArgs(argv: readonly string[]): RunOptions {
-  const opts: { quick: boolean; only?: Part; outDir: string } = { quick: false, outDir: DEFAULT_OUT };
+  const opts: { quick: boolean; only?: Part; outDir: string; busStorage: 'file' | 'memory' } = { quick: false, outDir: DEFAULT_OUT, busStorage: 'file' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') opts.quick = true;
     else if (a === '--only' && (PARTS as readonly string[]).includes(argv[i + 1] ?? '')) opts.only = argv[++i] as Part;
     else if (a === '--out' && argv[i + 1]) opts.outDir = argv[++i]!;
-    else throw new Error(`unknown argument ${a}; usage: run.ts [--quick] [--only ${PARTS.join('|')}] [--out DIR]`);
+    else if (a === '--bus-storage' && (argv[i + 1] === 'file' || argv[i + 1] === 'memory')) opts.busStorage = argv[++i] as 'file' | 'memory';
+    else throw new Error(`unknown argument ${a}; usage: run.ts [--quick] [--only ${PARTS.join('|')}] [--bus-storage file|memory] [--out DIR]`);
   }
   return { ...opts, log: (line) => console.error(line) };
 }
@@ -126,7 +129,7 @@ export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
   let bus: BusBenchResult | undefined;
   if (runs('bus')) {
     opts.log('bus benchmark...');
-    bus = await runBusBench({ ...sizes.bus, log: opts.log });
+    bus = await runBusBench({ ...sizes.bus, storage: opts.busStorage, log: opts.log });
   }
   const parts = { book, socket, resync, fanout, simulator, bus };
   const checks = evaluateChecks(parts);

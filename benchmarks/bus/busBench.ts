@@ -28,13 +28,15 @@ import type { BusSizes } from '../config';
 import { delay, median } from '../lib/stats';
 import { StreamReplay } from '../socket/StreamReplay';
 import { makeAnchorNs } from '../socket/wallClock';
-import type { ConsumerArgs, ConsumerCommand, ConsumerReply, ConsumerWindow, FeedCommand, FeedReply, RelayCommand, RelayReply } from './busProtocol';
+import type { ConsumerArgs, ConsumerCommand, ConsumerReply, ConsumerWindow, FeedCommand, FeedReply, RelayArgs, RelayCommand, RelayReply } from './busProtocol';
 import { IpcChild } from './IpcChild';
 import { NatsServerProcess } from './NatsServerProcess';
 import { procCpuUs } from './procCpu';
 
 export interface BusBenchConfig extends BusSizes {
   readonly log?: (line: string) => void;
+  /** JetStream storage of the relay's stream and bucket. @default 'file' (the relay's default) */
+  readonly storage?: 'file' | 'memory';
 }
 
 type Feed = IpcChild<FeedCommand, FeedReply>;
@@ -124,6 +126,8 @@ export interface ExactnessRow {
 
 export interface BusBenchResult {
   readonly config: BusSizes;
+  /** JetStream storage of the relay's stream and bucket in this run. */
+  readonly storage: 'file' | 'memory';
   readonly latency: BusRateRow[];
   readonly windows: LatencyWindow[];
   readonly fanout: BusFanoutRow[];
@@ -211,7 +215,7 @@ async function measure(feed: Feed, relay: Relay, consumers: readonly Consumer[],
 export async function runBusBench(cfg: BusBenchConfig): Promise<BusBenchResult> {
   const log = cfg.log ?? (() => undefined);
   const t0 = Date.now();
-  const { log: _log, ...config } = cfg;
+  const { log: _log, storage: _storage, ...config } = cfg;
   const spec: StreamSpec = { levels: cfg.levels, frames: framesNeeded(cfg), seed: cfg.seed, focus: 'top' };
   const anchorNs = makeAnchorNs().toString();
   const errors: string[] = [];
@@ -224,7 +228,8 @@ export async function runBusBench(cfg: BusBenchConfig): Promise<BusBenchResult> 
     feed = await IpcChild.start<FeedCommand, FeedReply>(HERE('./feed.ts'), [JSON.stringify({ anchorNs, stream: spec })], 'feed', READY_MS);
     const port = feed.ready?.type === 'ready' && 'port' in feed.ready ? feed.ready.port : 0;
     const urls = { restUrl: `http://127.0.0.1:${port}`, wsUrl: `ws://127.0.0.1:${port}/ws`, natsUrl: nats.url, prefix: PREFIX };
-    relay = await IpcChild.start<RelayCommand, RelayReply>(HERE('./relayProcess.ts'), [JSON.stringify(urls)], 'relay', READY_MS, profFlags('relay'));
+    const relayArgs: RelayArgs = { ...urls, anchorNs, storage: cfg.storage ?? 'file' };
+    relay = await IpcChild.start<RelayCommand, RelayReply>(HERE('./relayProcess.ts'), [JSON.stringify(relayArgs)], 'relay', READY_MS, profFlags('relay'));
     const startConsumer = (mode: ConsumerArgs['mode'], flags: string[] = []) =>
       IpcChild.start<ConsumerCommand, ConsumerReply>(HERE('./consumer.ts'), [JSON.stringify({ mode, anchorNs, ...urls } satisfies ConsumerArgs)], `${mode} consumer`, READY_MS, flags);
     const [direct, firstBus] = await Promise.all([startConsumer('direct', profFlags('direct')), startConsumer('bus', profFlags('bus'))]);
@@ -276,7 +281,7 @@ export async function runBusBench(cfg: BusBenchConfig): Promise<BusBenchResult> 
     for (const e of exactness) if (!e.exact) errors.push(`${e.name}: ${e.error}`);
     const described = await relay.request({ cmd: 'describe' }, 'describe', ASK_MS);
     if (described.publishedSeq !== String(end.sent)) errors.push(`the relay published up to ${described.publishedSeq}, ${end.sent} were sent`);
-    return { config, latency, windows, fanout, sent: end.sent, relayPublishedSeq: described.publishedSeq, relaySyncs: described.syncs, relayUpdatesPerMessage: described.published / Math.max(1, described.messages), exactness, correct: errors.length === 0, errors, durationSec: (Date.now() - t0) / 1000 };
+    return { config, storage: cfg.storage ?? 'file', latency, windows, fanout, sent: end.sent, relayPublishedSeq: described.publishedSeq, relaySyncs: described.syncs, relayUpdatesPerMessage: described.published / Math.max(1, described.messages), exactness, correct: errors.length === 0, errors, durationSec: (Date.now() - t0) / 1000 };
   } finally {
     await Promise.all(consumers.map((c) => c.close()));
     await relay?.close();

@@ -32,6 +32,10 @@ export interface RelayArgs {
   readonly wsUrl: string;
   readonly natsUrl: string;
   readonly prefix: string;
+  /** The shared wall clock's anchor (only for the slow-update log, see relayProcess.ts). */
+  readonly anchorNs: string;
+  /** Where JetStream keeps the updates stream and the bucket (`BUS_BENCH_STORAGE`). */
+  readonly storage: 'file' | 'memory';
 }
 
 export type RelayCommand = { readonly cmd: 'describe' } | { readonly cmd: 'exit' };

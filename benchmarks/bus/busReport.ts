@@ -23,7 +23,7 @@ export function renderBus(r: BusBenchResult, table: Table): string[] {
   const out: string[] = [];
   out.push(
     '',
-    `## Bus: exchange -> relay -> NATS JetStream -> consumer, against a direct client on the same feed (every party its own process; median of ${c.reps} runs of ${c.windowMs} ms windows, range min..max)`,
+    `## Bus: exchange -> relay -> NATS JetStream (${r.storage} storage) -> consumer, against a direct client on the same feed (every party its own process; median of ${c.reps} runs of ${c.windowMs} ms windows, range min..max)`,
     '',
   );
   out.push(

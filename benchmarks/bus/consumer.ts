@@ -10,6 +10,7 @@
  *
  * IPC: `ConsumerCommand` / `ConsumerReply` (busProtocol.ts); argv[2]: `ConsumerArgs` as JSON.
  */
+import { writeFileSync } from 'node:fs';
 import * as hdr from 'hdr-histogram-js';
 import type { Subscription } from 'rxjs';
 import { ExchangeClient } from '../../src/client';
@@ -39,12 +40,19 @@ let announced = false;
 const resyncCodes: string[] = [];
 let book: OrderBook | undefined;
 let window = { cpu: process.cpuUsage(), t0: process.hrtime.bigint(), n0: 0 };
+/** Diagnosis: `BUS_BENCH_SLOW_LOG=<dir>` writes each timed update slower than 2 ms (wall ms, seq, latency µs) to <dir>/<mode>-<pid>.log at exit. */
+const slowDir = process.env['BUS_BENCH_SLOW_LOG'];
+const slow: string[] = [];
 
 const sub: Subscription = client.orderBook({ market_type: 'perp', market_id: 0 }).subscribe({
   next: (e) => {
     book = e.state as OrderBook;
     seen = Number(e.seq);
-    if (timing && e.cause === 'update') histogram.recordValue(latencyOf(String(e.timestampNs)));
+    if (timing && e.cause === 'update') {
+      const ns = latencyOf(String(e.timestampNs));
+      histogram.recordValue(ns);
+      if (slowDir !== undefined && ns > 2_000_000) slow.push(`${Date.now()} ${e.seq} ${Math.round(ns / 1000)}`);
+    }
     // Why each resync happened (the transition's code), for the report.
     if (e.status === 'resyncing' && status !== 'resyncing') resyncCodes.push(e.code);
     status = e.status;
@@ -78,6 +86,7 @@ async function exit(): Promise<void> {
   sub.unsubscribe();
   await client.close().catch(() => undefined);
   histogram.destroy();
+  if (slowDir !== undefined) writeFileSync(`${slowDir}/${args.mode}-${process.pid}.log`, slow.join('\n'));
   process.exit(0);
 }
 

@@ -6,6 +6,8 @@
  *
  * IPC: `RelayCommand` / `RelayReply` (busProtocol.ts); argv[2]: `RelayArgs` as JSON.
  */
+import { writeFileSync } from 'node:fs';
+import { latencyClock } from '../socket/wallClock';
 import { ReplicaRelay } from '../../src/nats';
 import { fastDecodeServerFrame } from '../../src/protocol/fastDecode';
 import type { RelayArgs, RelayCommand, RelayReply } from './busProtocol';
@@ -22,9 +24,21 @@ async function main(): Promise<void> {
     natsUrl: args.natsUrl,
     ...(process.env['BUS_BENCH_NO_ASYNC_TRACES'] ? { natsOptions: { noAsyncTraces: true } } : {}),
     prefix: args.prefix,
+    streamLimits: { storage: args.storage },
     streams: [BENCH_BOOK],
     onError: (e) => errors.push(String(e)),
   });
+  // Diagnosis (`BUS_BENCH_SLOW_LOG=<dir>`, as consumer.ts): updates the relay's replica saw more than 2 ms after their send stamp.
+  const slowDir = process.env['BUS_BENCH_SLOW_LOG'];
+  if (slowDir !== undefined) {
+    const latencyOf = latencyClock(BigInt(args.anchorNs));
+    const slow: string[] = [];
+    relay.client.orderBook({ market_type: 'perp', market_id: 0 }).subscribe((e) => {
+      const ns = e.cause === 'update' ? latencyOf(String(e.timestampNs)) : 0;
+      if (ns > 2_000_000) slow.push(`${Date.now()} ${e.seq} ${Math.round(ns / 1000)}`);
+    });
+    process.on('exit', () => writeFileSync(`${slowDir}/relay-${process.pid}.log`, slow.join('\n')));
+  }
   const describe = (): RelayReply => {
     const d = relay.describe()[0];
     return { type: 'describe', status: d?.status ?? 'none', publishedSeq: d?.publishedSeq?.toString() ?? null, published: d?.published ?? 0, messages: d?.messages ?? 0, syncs: d?.syncs ?? 0, errors: errors.slice(-5) };

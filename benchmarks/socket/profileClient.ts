@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     const cpu = process.cpuUsage(c0);
     const n = run.received() - n0;
     await sender.request({ cmd: 'stop' });
-    console.log(`${id} ${style} @${rate}/s: ${n} frames, ${((cpu.user + cpu.system) / n).toFixed(2)} µs CPU/frame`);
+    console.log(`${id} ${style} @${rate}/s: ${n} frames, ${((cpu.user + cpu.system) / n).toFixed(2)} µs CPU/frame (user ${(cpu.user / n).toFixed(2)}, system ${(cpu.system / n).toFixed(2)})`);
     await run.close();
   } finally {
     await sender.close();

@@ -13,7 +13,7 @@ import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import { ExchangeClient } from '../client';
-import type { Timer } from '../clock';
+import { Backoff, type Timer } from '../clock';
 import { ExchangeReplicaError } from '../errors';
 import { channelReducer } from '../replicas/channelReducers';
 import { loadSinglePage, StreamSync, type LoadedSnapshot, type SnapshotPage, type SnapshotRequest, type StreamSyncOptions } from '../replicas';
@@ -62,11 +62,15 @@ export class ReplicaRelay {
   /** The options of every stream's replica: the relay's clock, bounds and error sink. */
   private readonly replicaOptions: StreamSyncOptions;
   private heartbeatTimer?: Timer;
+  private busCheckTimer?: Timer;
+  /** False from a NATS disconnect until {@link ReplicaRelay.checkBus} has seen the updates stream. */
+  private busKnown = true;
+  private readonly busCheckBackoff: Backoff;
   private closing?: Promise<void>;
 
   private constructor(
     private readonly options: ResolvedRelayOptions,
-    mods: NatsModules,
+    private readonly mods: NatsModules,
     /** The exchange client (the relay's own unless one was given). */
     readonly client: ExchangeClient,
     private readonly ownsClient: boolean,
@@ -74,8 +78,12 @@ export class ReplicaRelay {
     readonly nats: NatsConnection,
     private readonly ownsNats: boolean,
     private readonly jsm: JetStreamManager,
-    kv: KV,
+    private readonly js: JetStreamClient,
+    private readonly kv: KV,
+    /** The updates stream's creation time when the relay started (see {@link ReplicaRelay.checkBus}). */
+    private streamCreated: string,
   ) {
+    this.busCheckBackoff = new Backoff({ ...options.retry, retries: Number.POSITIVE_INFINITY });
     this.errors$ = this.errorSubject.asObservable();
     this.status$ = this.statusSubject.asObservable();
     // One header set for every message: the relay's id, and the message id set per publish.
@@ -117,11 +125,11 @@ export class ReplicaRelay {
       nats = o.nats ?? (await connectNats(mods, o));
       const js = mods.jetstream.jetstream(nats);
       const jsm = await jetstreamManager(mods, nats);
-      await ensureStream(mods, jsm, o);
+      const created = await ensureStream(mods, jsm, o);
       const kv = await ensureBucket(mods, js, o);
       const streams = o.streams ?? (await defaultStreams(client));
       await writeMarketsMeta(client, kv, o.relayId).catch(() => undefined); // labels for consumers only: never fatal
-      const relay = new ReplicaRelay(o, mods, client, ownsClient, nats, ownsNats, jsm, kv);
+      const relay = new ReplicaRelay(o, mods, client, ownsClient, nats, ownsNats, jsm, js, kv, created);
       relay.run(streams);
       return relay;
     } catch (error) {
@@ -176,6 +184,8 @@ export class ReplicaRelay {
     this.closing ??= (async () => {
       this.heartbeatTimer?.cancel();
       this.heartbeatTimer = undefined;
+      this.busCheckTimer?.cancel();
+      this.busCheckTimer = undefined;
       for (const s of this.subscriptions) s.unsubscribe();
       for (const r of this.relays) r.close();
       this.publisher.close();
@@ -215,6 +225,7 @@ export class ReplicaRelay {
           publisher: this.publisher,
           store: this.store,
           startAfterLast: (subject, sequence) => this.startAfterLast(subject, sequence, streamKey(channel, scope)),
+          busKnown: () => this.busKnown,
           report: (e) => this.report(e),
           onStatus: (status) => this.statusSubject.next({ streamKey: relay.key, status }),
         },
@@ -237,11 +248,47 @@ export class ReplicaRelay {
     beat();
   }
 
-  /** A NATS disconnect loses the acknowledgements on their way: the publishes awaiting them fail at once (their streams resync). */
+  /**
+   * A NATS disconnect loses the acknowledgements on their way: the publishes awaiting them
+   * fail at once (their streams resync). A reconnect may find the bus reset (see
+   * {@link ReplicaRelay.checkBus}).
+   */
   private async watchNats(): Promise<void> {
     for await (const s of this.nats.status()) {
       if (this.closing) return;
-      if (s.type === 'disconnect') this.publisher.disconnected();
+      if (s.type === 'disconnect') {
+        this.busKnown = false;
+        this.publisher.disconnected();
+      } else if (s.type === 'reconnect') void this.checkBus();
+    }
+  }
+
+  /**
+   * After a reconnect: the updates stream and the bucket exist again (a nats-server restart
+   * loses a `memory` stream and bucket; another relay may have created them first), and when
+   * the updates stream is not the one the streams published to (its creation time differs),
+   * every stream starts a new epoch so that its snapshot and updates are on the new one.
+   * Until then no snapshot is written (`busKnown`): its JetStream position could be one of the
+   * lost stream. Retried with the relay's backoff while NATS answers with errors.
+   */
+  private async checkBus(): Promise<void> {
+    this.busCheckTimer?.cancel();
+    this.busCheckTimer = undefined;
+    if (this.closing || this.nats.isClosed()) return;
+    try {
+      const created = await ensureStream(this.mods, this.jsm, this.options);
+      await ensureBucket(this.mods, this.js, this.options);
+      this.busCheckBackoff.reset();
+      const recreated = created !== this.streamCreated;
+      this.streamCreated = created;
+      this.busKnown = true;
+      for (const r of this.relays) r.busChecked(recreated);
+      if (recreated) await writeMarketsMeta(this.client, this.kv, this.options.relayId).catch(() => undefined);
+    } catch (error) {
+      this.report(error);
+      // Until NATS answers (the next reconnect checks again in any case).
+      const waitMs = this.busCheckBackoff.next() ?? this.options.retry.maxDelayMs;
+      if (!this.closing) this.busCheckTimer = this.options.clock.setTimer(() => void this.checkBus(), waitMs, { unref: true });
     }
   }
 
@@ -295,8 +342,11 @@ async function jetstreamManager(mods: NatsModules, nats: NatsConnection): Promis
   }
 }
 
-/** Creates the updates stream when it is missing; an existing one must take the bus's subjects and deduplicate. */
-async function ensureStream(mods: NatsModules, jsm: JetStreamManager, o: ResolvedRelayOptions): Promise<void> {
+/**
+ * Creates the updates stream when it is missing; an existing one must take the bus's subjects
+ * and deduplicate. Resolves to the stream's creation time (which tells a recreated stream).
+ */
+async function ensureStream(mods: NatsModules, jsm: JetStreamManager, o: ResolvedRelayOptions): Promise<string> {
   const { names } = o;
   const wire = updateStreamConfig(names, o.streamLimits);
   const { RetentionPolicy, DiscardPolicy, StorageType } = mods.jetstream;
@@ -308,17 +358,17 @@ async function ensureStream(mods: NatsModules, jsm: JetStreamManager, o: Resolve
         throw new ExchangeReplicaError('ERR_BUS', `JetStream stream ${names.stream} exists without subjects ${names.updateSubjects} (it has ${JSON.stringify(info.config.subjects ?? [])})`);
       }
       if (!(info.config.duplicate_window > 0)) throw new ExchangeReplicaError('ERR_BUS', `JetStream stream ${names.stream} has no duplicate window: relays would store an update twice`);
-      return;
+      return info.created;
     } catch (error) {
       if (apiCode(error) !== STREAM_NOT_FOUND) throw error;
     }
     try {
-      await jsm.streams.add(config);
-      return;
+      return (await jsm.streams.add(config)).created;
     } catch (error) {
       if (apiCode(error) !== STREAM_NAME_IN_USE) throw new ExchangeReplicaError('ERR_BUS', `creating JetStream stream ${names.stream} failed: ${(error as Error)?.message ?? String(error)}`, {}, { cause: error });
     }
   }
+  throw new ExchangeReplicaError('ERR_BUS', `JetStream stream ${names.stream} was neither found nor created in 3 tries (created and deleted meanwhile by others?)`);
 }
 
 /** Opens the snapshot bucket, creating it when it is missing. */

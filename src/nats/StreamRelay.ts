@@ -68,6 +68,12 @@ export interface StreamRelayDeps {
    * when the subject holds nothing above S yet; undefined when it does.
    */
   readonly startAfterLast: (subject: string, sequence: bigint) => Promise<number | undefined>;
+  /**
+   * False from a NATS disconnect until the relay has checked that the updates stream is still
+   * the one published to: the JetStream positions of the epoch may belong to a stream that is
+   * gone, so no snapshot is written meanwhile (see {@link StreamRelay.busChecked}).
+   */
+  readonly busKnown: () => boolean;
   /** Something went wrong and was survived. */
   readonly report: (error: unknown) => void;
   /** The stream's status changed. */
@@ -75,12 +81,15 @@ export interface StreamRelayDeps {
 }
 
 /**
- * Why the relay cannot carry the stream: an update it cannot publish, or (`snapshot_ahead`) a
+ * Why the relay cannot carry the stream: an update it cannot publish, (`snapshot_ahead`) a
  * refresh snapshot the replica has stayed below for `snapshotAheadMs` (evidence of a silent
  * gap on a quiet stream: the replica would otherwise stay live one behind until the next
- * update). It resyncs its replica (counted besides the replica's own triggers).
+ * update), or (`bus_reset`) an updates stream that is not the one the epoch published to (a
+ * nats-server restart lost a memory stream, or the stream was deleted): what the epoch
+ * published and its KV entry are gone. It resyncs its replica (counted besides the replica's
+ * own triggers).
  */
-export type CarryFailure = 'publish_failed' | 'backpressure' | 'encode' | 'snapshot_ahead';
+export type CarryFailure = 'publish_failed' | 'backpressure' | 'encode' | 'snapshot_ahead' | 'bus_reset';
 
 /** Why an epoch ended: the replica's resync triggers (but `manual`: the relay's own requests, counted by their reason) and the relay's carry failures. */
 export type BreakReason = Exclude<ResyncTrigger, 'manual'> | CarryFailure;
@@ -139,7 +148,7 @@ export class StreamRelay {
   private duplicates = 0;
   private messages = 0;
   private syncs = 0;
-  private readonly carryFailures: Record<CarryFailure, number> = { publish_failed: 0, backpressure: 0, encode: 0, snapshot_ahead: 0 };
+  private readonly carryFailures: Record<CarryFailure, number> = { publish_failed: 0, backpressure: 0, encode: 0, snapshot_ahead: 0, bus_reset: 0 };
 
   constructor(
     readonly channel: ChannelName,
@@ -191,6 +200,18 @@ export class StreamRelay {
     // The replica's failure is on status$ (and reported by its onError); its states$ error needs no handling here.
     this.sync.start();
     return this;
+  }
+
+  /**
+   * The relay checked the updates stream after a reconnect. When it was recreated
+   * (`bus_reset`), the epoch's messages and snapshot are gone: a live replica starts a new
+   * epoch from a fresh snapshot (published and written again; one not live is already on its
+   * way to one). Otherwise the pending snapshot, held back meanwhile, is written.
+   */
+  busChecked(recreated: boolean): void {
+    if (this.closed) return;
+    if (recreated) this.breakEpoch('bus_reset');
+    else this.guard(() => this.align());
   }
 
   close(): void {
@@ -407,7 +428,7 @@ export class StreamRelay {
   /** Writes the pending snapshot once its `jsStartSeq` is known (see the module comment). */
   private align(): void {
     const p = this.pending;
-    if (p === undefined || this.writing || p.epoch !== this.epoch || !this.live) return;
+    if (p === undefined || this.writing || p.epoch !== this.epoch || !this.live || !this.deps.busKnown()) return;
     const S = p.loaded.sequence;
     if (S < this.epochStart) {
       this.pending = undefined;
