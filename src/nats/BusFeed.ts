@@ -65,8 +65,8 @@ export class BusFeed {
   private readonly deleting = new Set<Promise<void>>();
   /** Waiting for every catch-up to end (see {@link caughtUp}). */
   private readonly waiters: (() => void)[] = [];
-  /** The KV entry last read and its revision (an unchanged entry is not parsed again). */
-  entryCache?: { readonly revision: number; readonly record: SnapshotRecord };
+  /** The KV entry last read, its revision and creation time (an unchanged entry is not parsed again). */
+  entryCache?: { readonly revision: number; readonly createdMs: number; readonly record: SnapshotRecord };
   /** When the KV entry was last compared with what was delivered (clock ms). */
   kvCheckedMs = 0;
   /** `lastSeq` when the KV entry was last seen above it (two such checks in a row resync). */

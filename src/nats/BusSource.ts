@@ -591,12 +591,15 @@ export class BusSource implements ReplicaSource {
   private async readEntry(feed: BusFeed): Promise<SnapshotRecord | undefined> {
     const e = await (await this.bucket()).get(feed.kvKey);
     if (e === null || e.operation !== 'PUT') return undefined;
-    // The same revision is the same entry: not parsed again (a relay rewrites it every few seconds, the checks read it every second).
+    // The same revision written at the same time is the same entry: not parsed again (a relay
+    // rewrites it every few seconds, the checks read it every second). The revision alone is
+    // not enough: a bucket recreated (a memory bucket after a nats-server restart) counts again from 1.
     const cached = feed.entryCache;
-    if (cached !== undefined && cached.revision === e.revision) return cached.record;
+    const createdMs = e.created.getTime();
+    if (cached !== undefined && cached.revision === e.revision && cached.createdMs === createdMs) return cached.record;
     const record = decodeSnapshotRecord(e.string());
     if (record.streamKey !== feed.key) throw new Error(`KV entry ${feed.kvKey} holds stream ${record.streamKey}, expected ${feed.key}`);
-    feed.entryCache = { revision: e.revision, record };
+    feed.entryCache = { revision: e.revision, createdMs, record };
     return record;
   }
 

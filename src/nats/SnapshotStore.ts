@@ -27,12 +27,21 @@ export class SnapshotStore {
 
   /**
    * Writes `record` under `key` unless the entry already holds a snapshot at or above its
-   * sequence. @throws the KV's error when a write fails for another reason than a conflict.
+   * sequence. `current` is asked before each request: once false (the writer's epoch ended,
+   * or NATS dropped and the bucket may have been recreated since, where a revision read
+   * before would match an unrelated entry), the write stops with nothing more sent.
+   * @throws the KV's error when a write fails for another reason than a conflict;
+   *   {@link SnapshotWriteSuperseded} when `current()` turned false.
    */
-  async write(key: string, record: SnapshotRecord): Promise<StoreResult> {
+  async write(key: string, record: SnapshotRecord, current: () => boolean = () => true): Promise<StoreResult> {
     const value = encodeSnapshotRecord(record);
+    const check = (): void => {
+      if (!current()) throw new SnapshotWriteSuperseded(key);
+    };
     for (let attempt = 1; ; attempt++) {
+      check();
       const entry = await this.kv.get(key);
+      check();
       const current = entry !== null && entry.operation === 'PUT' ? readRecord(entry.string()) : undefined;
       if (current !== undefined && current.sequence >= record.sequence) return { outcome: 'kept', sequence: current.sequence, revision: entry!.revision };
       try {
@@ -48,6 +57,14 @@ export class SnapshotStore {
   async read(key: string): Promise<SnapshotRecord | undefined> {
     const entry = await this.kv.get(key);
     return entry !== null && entry.operation === 'PUT' ? readRecord(entry.string()) : undefined;
+  }
+}
+
+/** A write given up because its writer no longer wanted it (see {@link SnapshotStore.write}). */
+export class SnapshotWriteSuperseded extends Error {
+  constructor(key: string) {
+    super(`the snapshot write of ${key} was given up: its epoch ended or the bus changed`);
+    this.name = 'SnapshotWriteSuperseded';
   }
 }
 

@@ -53,7 +53,7 @@ import { recordOf } from '../util/recordOf';
 import { BUS_FORMAT_VERSION, encodeUpdateBatch, encodeUpdateMessage, MAX_BATCH_CHARS, messageId, snapshotKey, updateMessagePrefix, updateSubject, type HeartbeatStream, type PublishAck, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
 import type { OrderedPublisher } from './OrderedPublisher';
 import type { ResolvedRelayOptions } from './relayOptions';
-import type { SnapshotStore, StoreResult } from './SnapshotStore';
+import { SnapshotWriteSuperseded, type SnapshotStore, type StoreResult } from './SnapshotStore';
 
 /** What a stream relay runs on (given by `ReplicaRelay`). */
 export interface StreamRelayDeps {
@@ -210,8 +210,10 @@ export class StreamRelay {
    */
   busChecked(recreated: boolean): void {
     if (this.closed) return;
-    if (recreated) this.breakEpoch('bus_reset');
-    else this.guard(() => this.align());
+    if (!recreated) return this.guard(() => this.align());
+    // Nothing this relay wrote is on the new bucket: the next snapshot must be written, whatever its S.
+    this.snapshotSequence = null;
+    this.breakEpoch('bus_reset');
   }
 
   close(): void {
@@ -497,7 +499,7 @@ export class StreamRelay {
       writtenAtNs: this.clock.nowNs(),
       relayId: this.options.relayId,
     };
-    this.deps.store.write(this.snapshotKey, record).then(
+    this.deps.store.write(this.snapshotKey, record, () => epoch === this.epoch && this.deps.busKnown()).then(
       (result: StoreResult) =>
         this.guard(() => {
           this.writing = false;
@@ -514,6 +516,11 @@ export class StreamRelay {
       (error: unknown) =>
         this.guard(() => {
           this.writing = false;
+          if (error instanceof SnapshotWriteSuperseded) {
+            // Held back until the bus is checked (busChecked aligns it), or dropped with its epoch.
+            if (epoch === this.epoch && this.pending === undefined) this.pending = p;
+            return this.align();
+          }
           this.deps.report(new ExchangeReplicaError('ERR_BUS', `writing the snapshot of ${this.key} (S=${loaded.sequence}) failed: ${(error as Error)?.message ?? String(error)}`, { stream: this.key }, { cause: error }));
           // The same snapshot again later, unless a newer one came meanwhile (it stays aligned).
           if (epoch === this.epoch && this.pending === undefined) this.pending = p;
