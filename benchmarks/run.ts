@@ -30,6 +30,7 @@
 import { fileURLToPath } from 'node:url';
 import { ccxtAdapter, ccxtNumbersAdapter, loadCcxtOrderBook, noopAdapter, orderbooksAdapter, oursAdapter, oursExactAdapter, oursNumbersAdapter } from './book/adapters';
 import { runBookBench, type BookBenchResult } from './book/bookBench';
+import { DEFAULT_STREAM_LIMITS } from '../src/nats/busProtocol';
 import { runBusBench, type BusBenchResult } from './bus/busBench';
 import { FULL, QUICK, type RunSizes } from './config';
 import { evaluateChecks, evaluateTargets } from './lib/evaluate';
@@ -51,7 +52,7 @@ export interface RunOptions {
   readonly quick: boolean;
   readonly only?: Part;
   readonly outDir: string;
-  /** JetStream storage of the bus part's relay. @default 'file' (the relay's default) */
+  /** JetStream storage of the bus part's relay. @default the relay's default (`DEFAULT_STREAM_LIMITS.storage`) */
   readonly busStorage: 'file' | 'memory';
   readonly log: (line: string) => void;
 }
@@ -59,7 +60,7 @@ export interface RunOptions {
 const DEFAULT_OUT = fileURLToPath(new URL('./results/', import.meta.url));
 
 export function parseArgs(argv: readonly string[]): RunOptions {
-  const opts: { quick: boolean; only?: Part; outDir: string; busStorage: 'file' | 'memory' } = { quick: false, outDir: DEFAULT_OUT, busStorage: 'file' };
+  const opts: { quick: boolean; only?: Part; outDir: string; busStorage: 'file' | 'memory' } = { quick: false, outDir: DEFAULT_OUT, busStorage: DEFAULT_STREAM_LIMITS.storage };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') opts.quick = true;

@@ -23,6 +23,7 @@
  * Part of `npm run bench`; alone: `npx tsx benchmarks/run.ts --only bus [--quick] [--out DIR]`.
  */
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_STREAM_LIMITS } from '../../src/nats/busProtocol';
 import { diffTop, makeDeltaStream, type StreamSpec } from '../book/deltaStream';
 import type { BusSizes } from '../config';
 import { delay, median } from '../lib/stats';
@@ -35,7 +36,7 @@ import { procCpuUs } from './procCpu';
 
 export interface BusBenchConfig extends BusSizes {
   readonly log?: (line: string) => void;
-  /** JetStream storage of the relay's stream and bucket. @default 'file' (the relay's default) */
+  /** JetStream storage of the relay's stream and bucket. @default the relay's default */
   readonly storage?: 'file' | 'memory';
 }
 
@@ -228,7 +229,7 @@ export async function runBusBench(cfg: BusBenchConfig): Promise<BusBenchResult> 
     feed = await IpcChild.start<FeedCommand, FeedReply>(HERE('./feed.ts'), [JSON.stringify({ anchorNs, stream: spec })], 'feed', READY_MS);
     const port = feed.ready?.type === 'ready' && 'port' in feed.ready ? feed.ready.port : 0;
     const urls = { restUrl: `http://127.0.0.1:${port}`, wsUrl: `ws://127.0.0.1:${port}/ws`, natsUrl: nats.url, prefix: PREFIX };
-    const relayArgs: RelayArgs = { ...urls, anchorNs, storage: cfg.storage ?? 'file' };
+    const relayArgs: RelayArgs = { ...urls, anchorNs, storage: cfg.storage ?? DEFAULT_STREAM_LIMITS.storage };
     relay = await IpcChild.start<RelayCommand, RelayReply>(HERE('./relayProcess.ts'), [JSON.stringify(relayArgs)], 'relay', READY_MS, profFlags('relay'));
     const startConsumer = (mode: ConsumerArgs['mode'], flags: string[] = []) =>
       IpcChild.start<ConsumerCommand, ConsumerReply>(HERE('./consumer.ts'), [JSON.stringify({ mode, anchorNs, ...urls } satisfies ConsumerArgs)], `${mode} consumer`, READY_MS, flags);
@@ -281,7 +282,7 @@ export async function runBusBench(cfg: BusBenchConfig): Promise<BusBenchResult> 
     for (const e of exactness) if (!e.exact) errors.push(`${e.name}: ${e.error}`);
     const described = await relay.request({ cmd: 'describe' }, 'describe', ASK_MS);
     if (described.publishedSeq !== String(end.sent)) errors.push(`the relay published up to ${described.publishedSeq}, ${end.sent} were sent`);
-    return { config, storage: cfg.storage ?? 'file', latency, windows, fanout, sent: end.sent, relayPublishedSeq: described.publishedSeq, relaySyncs: described.syncs, relayUpdatesPerMessage: described.published / Math.max(1, described.messages), exactness, correct: errors.length === 0, errors, durationSec: (Date.now() - t0) / 1000 };
+    return { config, storage: cfg.storage ?? DEFAULT_STREAM_LIMITS.storage, latency, windows, fanout, sent: end.sent, relayPublishedSeq: described.publishedSeq, relaySyncs: described.syncs, relayUpdatesPerMessage: described.published / Math.max(1, described.messages), exactness, correct: errors.length === 0, errors, durationSec: (Date.now() - t0) / 1000 };
   } finally {
     await Promise.all(consumers.map((c) => c.close()));
     await relay?.close();
