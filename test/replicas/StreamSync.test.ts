@@ -28,7 +28,7 @@ describe('StreamSync: snapshot alignment', () => {
     expect(h.statuses[0]).toMatchObject({ from: 'syncing', to: 'live', code: 'snapshot_applied' });
   });
 
-  it('emits the ReplicaState fields, in their documented order, as own enumerable properties', async () => {
+  it('emits plain objects with the ReplicaState fields, in their documented order, as own enumerable properties', async () => {
     h = new SyncHarness();
     h.stream.subscribed();
     await h.answer('A', 10);
@@ -37,6 +37,9 @@ describe('StreamSync: snapshot alignment', () => {
     const e = h.last!;
     const fields = ['status', 'code', 'state', 'seq', 'timestampNs', 'receivedAtNs', 'snapshotId', 'cause'];
     expect(Object.keys(e)).toEqual(fields);
+    // A plain object, as an object literal would be.
+    expect(Object.getPrototypeOf(e)).toBe(Object.prototype);
+    expect(e.constructor).toBe(Object);
     expect({ ...e }).toEqual({ status: 'live', code: 'snapshot_applied', state: { snapshot: 'A', applied: [11n] }, seq: 11n, timestampNs: e.timestampNs, receivedAtNs: e.receivedAtNs, snapshotId: 1, cause: 'update' });
     // Each emission is its own object: the previous one is left as it was.
     const before = h.emissions[h.emissions.length - 2]!;
