@@ -14,7 +14,9 @@ import { isBase58OfByteLength } from './base58Length';
 import { flatString } from './flatString';
 import { CHANNEL_DATA_LAYOUTS, LAYOUT_CHANNELS, type FieldLayout, type LayoutChannel, type ValueKind } from './feedRecordLayout';
 import type { UpdateFrame } from './frames';
+import { PATTERN_TEXT_LIMIT } from './fastDecodeShapes';
 import * as layout from './hotFrameLayout';
+import { LAYOUT_FRAME_PATTERNS } from './layoutPatterns';
 
 /** An update of a layout channel, envelope and `data` both validated. */
 export type LayoutUpdateFrame = UpdateFrame & { channel: LayoutChannel };
@@ -49,36 +51,49 @@ const UPDATE_CLOSE = layout.UPDATE_CLOSE;
 /** A cursor over one text (decoding is synchronous: calls never interleave). */
 let text = '';
 let pos = 0;
+/**
+ * The text matched its channel's whole-frame pattern (layoutPatterns.ts): the structure is
+ * known, so the tokens of the envelope and of required keys are skipped by their length and
+ * strings end at the next quote; values are still read and bounds-checked.
+ */
+let checked = false;
 
 /**
  * Reads `frameText` when it is an update of a layout channel in the compact form and valid
  * in every respect; undefined otherwise (the caller falls back). Never throws.
+ * `usePattern`: test the channel's whole-frame pattern first and, on a match, skip the
+ * known tokens (texts up to PATTERN_TEXT_LIMIT); false reads token by token (the tests
+ * check both ways agree).
  *
  * @example
  * scanLayoutUpdate('{"type":"update","subscription_id":"3","channel":"balances","seq":"1","timestamp_ns":"5","data":{"balances":[]}}')
  * // => { type: 'update', subscription_id: '3', channel: 'balances', seq: '1', timestamp_ns: '5', data: { balances: [] } }
  */
-export function scanLayoutUpdate(frameText: string): LayoutUpdateFrame | undefined {
+export function scanLayoutUpdate(frameText: string, usePattern = true): LayoutUpdateFrame | undefined {
   text = frameText;
   pos = 0;
+  checked = false;
   let frame: LayoutUpdateFrame | undefined;
   try {
-    frame = readUpdate();
+    frame = readUpdate(usePattern);
   } catch {
     // Nothing here throws; should anything ever, the schema path decides.
     frame = undefined;
   }
   text = '';
+  checked = false;
   return frame;
 }
 
-function readUpdate(): LayoutUpdateFrame | undefined {
+function readUpdate(usePattern: boolean): LayoutUpdateFrame | undefined {
   if (!lit(UPDATE_HEAD)) return undefined;
   const subscriptionId = readStringBody();
   if (subscriptionId === undefined || !lit(CHANNEL_OPEN)) return undefined;
   const channel = readStringBody();
   const readData = channel === undefined ? undefined : DATA_READERS.get(channel);
-  if (readData === undefined || !lit(SEQ_OPEN)) return undefined;
+  if (readData === undefined) return undefined;
+  if (usePattern && text.length <= PATTERN_TEXT_LIMIT) checked = LAYOUT_FRAME_PATTERNS.get(channel!)?.test(text) === true;
+  if (!lit(SEQ_OPEN)) return undefined;
   const seq = readUint64Digits();
   if (seq === undefined || !lit(TIMESTAMP_TOKEN)) return undefined;
   const timestampNs = readUint64Digits();
@@ -88,9 +103,9 @@ function readUpdate(): LayoutUpdateFrame | undefined {
   return { type: 'update', subscription_id: subscriptionId, channel: channel as LayoutChannel, seq, timestamp_ns: timestampNs, data };
 }
 
-/** Steps over `token` when it is at the cursor. */
+/** Steps over `token` when it is at the cursor (in checked mode: over its length, unread). */
 function lit(token: string): boolean {
-  if (!startsAt(token, pos)) return false;
+  if (!checked && !startsAt(token, pos)) return false;
   pos += token.length;
   return true;
 }
@@ -123,6 +138,10 @@ function readStringBody(): string | undefined {
   const t = text;
   const start = pos;
   let end = start;
+  if (checked) {
+    pos = end = t.indexOf('"', start);
+    return t.slice(start, end);
+  }
   for (let c = t.charCodeAt(end); c !== QUOTE; c = t.charCodeAt(++end)) {
     // `!(c >= SPACE)` is also true at the end of the text (NaN).
     if (c === BACKSLASH || !(c >= SPACE)) return undefined;
@@ -142,7 +161,8 @@ function digitsEnd(from: number): number {
 /** The digits of a Uint64 (1 to 20, at most 2^64 - 1), its quotes left to the caller. */
 function readUint64Digits(): string | undefined {
   const start = pos;
-  const end = digitsEnd(start);
+  // In checked mode the digits are known to run up to the closing quote.
+  const end = checked ? text.indexOf('"', start) : digitsEnd(start);
   pos = end;
   const n = end - start;
   if (n === 0 || n > 20) return undefined;
@@ -162,7 +182,7 @@ function readInt64(): string | undefined {
   const start = pos;
   const negative = text.charCodeAt(start) === MINUS;
   const digitsStart = negative ? start + 1 : start;
-  const end = digitsEnd(digitsStart);
+  const end = checked ? text.indexOf('"', digitsStart) : digitsEnd(digitsStart);
   const n = end - digitsStart;
   pos = end;
   if (n === 0 || n > 19 || !char(QUOTE)) return undefined;
@@ -207,7 +227,8 @@ function enumReader(values: readonly string[]): Reader {
   return () => {
     if (!char(QUOTE)) return undefined;
     const s = readStringBody();
-    return s !== undefined && members.has(s) && char(QUOTE) ? s : undefined;
+    // In checked mode the pattern allowed members only.
+    return s !== undefined && (checked || members.has(s)) && char(QUOTE) ? s : undefined;
   };
 }
 
@@ -258,7 +279,8 @@ function recordReader(fields: FieldLayout): Reader {
         at++;
       }
       const token = keyTokens[i]!;
-      if (!startsAt(token, at)) {
+      // A required key's token is known to be there in checked mode; an optional one's presence is read.
+      if ((!checked || optional[i]) && !startsAt(token, at)) {
         if (optional[i]) continue;
         return undefined;
       }

@@ -34,6 +34,7 @@ import { buildFromSnapshot, foldUpdates, type BuiltState } from './buildState';
 import { LivenessWatch } from './LivenessWatch';
 import type { Reducer } from './Reducer';
 import type { ReplicaSource, SourceEvent, SourceListener, SourceUpdate } from './ReplicaSource';
+import { ReplicaEmission } from './ReplicaEmission';
 import type { EmissionCause, ReplicaState } from './ReplicaState';
 import { ResyncLimiter } from './ResyncLimiter';
 import { ResyncScheduler } from './ResyncScheduler';
@@ -535,16 +536,7 @@ export class StreamSync<S> {
   /** `update` / `built`: what was applied, for the applied hook (an update while live; a state built from a snapshot). */
   private emit(cause: EmissionCause, update?: SourceUpdate, built?: BuiltState<S>): void {
     if (!this.hasState) return;
-    const emission: ReplicaState<S> = {
-      status: this.machine.status,
-      code: this.machine.code,
-      state: this.state,
-      seq: this.seq,
-      timestampNs: this.timestampNs,
-      receivedAtNs: this.receivedAtNs,
-      snapshotId: this.snapshotId,
-      cause,
-    };
+    const emission: ReplicaState<S> = new ReplicaEmission(this.machine.status, this.machine.code, this.state, this.seq, this.timestampNs, this.receivedAtNs, this.snapshotId, cause);
     this.latestEmission = emission;
     this.subject.next(emission);
     const onApplied = this.onApplied;

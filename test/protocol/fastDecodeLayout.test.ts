@@ -7,6 +7,7 @@ import { decodeAndValidate, decodeAndValidateWithSchemas, fastDecodeServerFrame,
 import { scanLayoutUpdate } from '../../src/protocol/fastDecodeLayout';
 import { CHANNEL_DATA_LAYOUTS, LAYOUT_CHANNELS, type FieldLayout, type LayoutChannel, type ValueKind } from '../../src/protocol/feedRecordLayout';
 import { ServerFrame } from '../../src/protocol/frames';
+import { LAYOUT_FRAME_PATTERNS } from '../../src/protocol/layoutPatterns';
 import * as R from '../../src/protocol/records';
 import { encodeBase58, INT64_MAX, INT64_MIN, isBase58OfLength, UINT64_MAX } from '../../src/protocol/scalars';
 import { writeServerFrame } from '../../src/protocol/serverFrameWriter';
@@ -191,6 +192,11 @@ function run(text: string, strict: boolean, fn: (t: string, o: ValidateOptions) 
 }
 
 function expectSame(text: string): void {
+  // With the whole-frame pattern (tokens skipped on a match) and token by token: the same result, the same key order.
+  const patterned = scanLayoutUpdate(text, true);
+  const tokenwise = scanLayoutUpdate(text, false);
+  expect(patterned).toEqual(tokenwise);
+  expect(JSON.stringify(patterned)).toBe(JSON.stringify(tokenwise));
   for (const strict of [true, false]) {
     const fast = run(text, strict, decodeAndValidate);
     const slow = run(text, strict, decodeAndValidateWithSchemas);
@@ -289,6 +295,8 @@ describe('fastDecodeLayout', () => {
         if (slow.ok && fastForm(text)) {
           const fast = scanUpdate(text);
           expect(fast).toBeDefined();
+          // The fast form matches its channel's pattern: such frames are read with the known tokens skipped.
+          expect(LAYOUT_FRAME_PATTERNS.get(frame.channel)?.test(text)).toBe(true);
           expect(JSON.stringify(fast)).toBe(text);
           expect(fast).toEqual(slow.frame);
           taken++;

@@ -28,6 +28,24 @@ describe('StreamSync: snapshot alignment', () => {
     expect(h.statuses[0]).toMatchObject({ from: 'syncing', to: 'live', code: 'snapshot_applied' });
   });
 
+  it('emits plain objects with the ReplicaState fields, in their documented order, as own enumerable properties', async () => {
+    h = new SyncHarness();
+    h.stream.subscribed();
+    await h.answer('A', 10);
+    await waitFor(h.sync.states$, (x) => x.status === 'live');
+    h.stream.update(11, {});
+    const e = h.last!;
+    const fields = ['status', 'code', 'state', 'seq', 'timestampNs', 'receivedAtNs', 'snapshotId', 'cause'];
+    expect(Object.keys(e)).toEqual(fields);
+    // A plain object, as an object literal would be.
+    expect(Object.getPrototypeOf(e)).toBe(Object.prototype);
+    expect(e.constructor).toBe(Object);
+    expect({ ...e }).toEqual({ status: 'live', code: 'snapshot_applied', state: { snapshot: 'A', applied: [11n] }, seq: 11n, timestampNs: e.timestampNs, receivedAtNs: e.receivedAtNs, snapshotId: 1, cause: 'update' });
+    // Each emission is its own object: the previous one is left as it was.
+    const before = h.emissions[h.emissions.length - 2]!;
+    expect(before).toMatchObject({ seq: 10n, cause: 'snapshot' });
+  });
+
   it('is live as soon as the snapshot is applied, without waiting for S+1', async () => {
     h = new SyncHarness();
     h.stream.subscribed();
