@@ -27,16 +27,16 @@ export class SnapshotStore {
 
   /**
    * Writes `record` under `key` unless the entry already holds a snapshot at or above its
-   * sequence. `current` is asked before each request: once false (the writer's epoch ended,
+   * sequence. `wanted` is asked before each request: once false (the writer's epoch ended,
    * or NATS dropped and the bucket may have been recreated since, where a revision read
    * before would match an unrelated entry), the write stops with nothing more sent.
    * @throws the KV's error when a write fails for another reason than a conflict;
-   *   {@link SnapshotWriteSuperseded} when `current()` turned false.
+   *   {@link SnapshotWriteSuperseded} when `wanted()` turned false.
    */
-  async write(key: string, record: SnapshotRecord, current: () => boolean = () => true): Promise<StoreResult> {
+  async write(key: string, record: SnapshotRecord, wanted: () => boolean = () => true): Promise<StoreResult> {
     const value = encodeSnapshotRecord(record);
     const check = (): void => {
-      if (!current()) throw new SnapshotWriteSuperseded(key);
+      if (!wanted()) throw new SnapshotWriteSuperseded(key);
     };
     for (let attempt = 1; ; attempt++) {
       check();

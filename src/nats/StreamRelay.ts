@@ -516,14 +516,11 @@ export class StreamRelay {
       (error: unknown) =>
         this.guard(() => {
           this.writing = false;
-          if (error instanceof SnapshotWriteSuperseded) {
-            // Held back until the bus is checked (busChecked aligns it), or dropped with its epoch.
-            if (epoch === this.epoch && this.pending === undefined) this.pending = p;
-            return this.align();
-          }
-          this.deps.report(new ExchangeReplicaError('ERR_BUS', `writing the snapshot of ${this.key} (S=${loaded.sequence}) failed: ${(error as Error)?.message ?? String(error)}`, { stream: this.key }, { cause: error }));
-          // The same snapshot again later, unless a newer one came meanwhile (it stays aligned).
+          // The same snapshot again later, unless a newer one came meanwhile (it stays aligned) or its epoch ended.
           if (epoch === this.epoch && this.pending === undefined) this.pending = p;
+          // Given up for a NATS drop: held back until the bus is checked (busChecked aligns it).
+          if (error instanceof SnapshotWriteSuperseded) return this.align();
+          this.deps.report(new ExchangeReplicaError('ERR_BUS', `writing the snapshot of ${this.key} (S=${loaded.sequence}) failed: ${(error as Error)?.message ?? String(error)}`, { stream: this.key }, { cause: error }));
           this.retryAlign();
         }),
     );

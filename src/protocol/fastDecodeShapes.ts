@@ -29,6 +29,7 @@ import {
   type FieldList,
   type HotChannel,
 } from './hotFrameLayout';
+import { arrayOf, BOOLEAN, envelopePattern, literal, UINT64 } from './patternParts';
 
 // The lists and tokens are the writer's (hotFrameLayout.ts); the readers take them from here.
 export {
@@ -61,21 +62,11 @@ export const PATTERN_TEXT_LIMIT = 1 << 20;
 
 // ---- the patterns ------------------------------------------------------------
 
-const UINT64 = '"\\d{1,20}"';
-const BOOLEAN = '(?:true|false)';
-// JSON strings may hold any character but `"`, `\` (escapes go to the fallback) and controls.
-const PLAIN_STRING_BODY = '[^"\\\\\\x00-\\x1f]*';
-const UINT64_DIGITS = '\\d{1,20}';
 
 function recordPattern(fields: FieldList): string {
   return '\\{' + fields.map(([key, kind]) => `"${key}":${kind === 'uint64' ? UINT64 : BOOLEAN}`).join(',') + '\\}';
 }
-const arrayOf = (item: string) => `\\[(?:${item}(?:,${item})*)?\\]`;
-/** A constant token as a pattern. */
-const literal = (token: string) => token.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
-// The tokens hold the quotes of the subscription id and of the Uint64 values.
-const envelope = (channel: HotChannel) =>
-  `^${literal(UPDATE_HEAD)}${PLAIN_STRING_BODY}${literal(CHANNEL_TOKENS[channel])}${UINT64_DIGITS}${literal(TIMESTAMP_TOKEN)}${UINT64_DIGITS}${literal(DATA_TOKEN)}`;
+const envelope = (channel: HotChannel) => envelopePattern(CHANNEL_TOKENS[channel]);
 
 const LEVEL = recordPattern(LEVEL_FIELDS);
 const TRADE = recordPattern(TRADE_FIELDS);

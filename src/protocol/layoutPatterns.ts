@@ -18,18 +18,12 @@
  */
 import { CHANNEL_DATA_LAYOUTS, LAYOUT_CHANNELS, type FieldLayout, type LayoutChannel, type ValueKind } from './feedRecordLayout';
 import * as layout from './hotFrameLayout';
+import { arrayOf, BOOLEAN, envelopePattern, literal, PLAIN_STRING_BODY, UINT64 } from './patternParts';
 
-const UINT64 = '"\\d{1,20}"';
 const INT64 = '"-?\\d{1,19}"';
 // The reader's shortest integer form: no leading zero, no `-0`, at most 16 digits.
 const INT = '(?:0|-?[1-9]\\d{0,15})';
-const BOOLEAN = '(?:true|false)';
-// JSON strings may hold any character but `"`, `\` (escapes go to the fallback) and controls.
-const PLAIN_STRING_BODY = '[^"\\\\\\x00-\\x1f]*';
 const STRING = `"${PLAIN_STRING_BODY}"`;
-
-/** A constant text as a pattern. */
-const literal = (token: string): string => token.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 
 /** The pattern of a value of `kind`; undefined for a record it cannot describe (an optional first key). */
 function valuePattern(kind: ValueKind): string | undefined {
@@ -49,7 +43,7 @@ function valuePattern(kind: ValueKind): string | undefined {
       return STRING;
     case 'array': {
       const item = valuePattern(kind.of);
-      return item === undefined ? undefined : `\\[(?:${item}(?:,${item})*)?\\]`;
+      return item === undefined ? undefined : arrayOf(item);
     }
     case 'object':
       return recordPattern(kind.fields);
@@ -76,7 +70,7 @@ function framePattern(channel: LayoutChannel): RegExp | undefined {
   const data = valuePattern(CHANNEL_DATA_LAYOUTS[channel]);
   if (data === undefined) return undefined;
   return new RegExp(
-    `^${literal(layout.UPDATE_HEAD)}${PLAIN_STRING_BODY}${literal(layout.channelToken(channel))}\\d{1,20}${literal(layout.TIMESTAMP_TOKEN)}\\d{1,20}${literal(layout.DATA_TOKEN)}${data}${literal(layout.UPDATE_CLOSE)}$`,
+    `${envelopePattern(layout.channelToken(channel))}${data}${literal(layout.UPDATE_CLOSE)}$`,
   );
 }
 
