@@ -12,6 +12,7 @@
  */
 import { isBase58OfByteLength } from './base58Length';
 import { flatString } from './flatString';
+import { ownSlice } from './ownSlice';
 import { CHANNEL_DATA_LAYOUTS, LAYOUT_CHANNELS, type FieldLayout, type LayoutChannel, type ValueKind } from './feedRecordLayout';
 import type { UpdateFrame } from './frames';
 import { PATTERN_TEXT_LIMIT } from './fastDecodeShapes';
@@ -94,9 +95,10 @@ function readUpdate(usePattern: boolean): LayoutUpdateFrame | undefined {
   if (readData === undefined) return undefined;
   if (usePattern && text.length <= PATTERN_TEXT_LIMIT) checked = LAYOUT_FRAME_PATTERNS.get(channel!)?.test(text) === true;
   if (!lit(SEQ_OPEN)) return undefined;
-  const seq = readUint64Digits();
+  // The envelope's numbers are read once by the router and not kept: views into the text.
+  const seq = readUint64Digits(false);
   if (seq === undefined || !lit(TIMESTAMP_TOKEN)) return undefined;
-  const timestampNs = readUint64Digits();
+  const timestampNs = readUint64Digits(false);
   if (timestampNs === undefined || !lit(DATA_TOKEN)) return undefined;
   const data = readData();
   if (data === undefined || !lit(UPDATE_CLOSE) || pos !== text.length) return undefined;
@@ -140,14 +142,14 @@ function readStringBody(): string | undefined {
   let end = start;
   if (checked) {
     pos = end = t.indexOf('"', start);
-    return t.slice(start, end);
+    return ownSlice(t, start, end);
   }
   for (let c = t.charCodeAt(end); c !== QUOTE; c = t.charCodeAt(++end)) {
     // `!(c >= SPACE)` is also true at the end of the text (NaN).
     if (c === BACKSLASH || !(c >= SPACE)) return undefined;
   }
   pos = end;
-  return t.slice(start, end);
+  return ownSlice(t, start, end);
 }
 
 /** Digits from the cursor; returns where they end. */
@@ -159,14 +161,14 @@ function digitsEnd(from: number): number {
 }
 
 /** The digits of a Uint64 (1 to 20, at most 2^64 - 1), its quotes left to the caller. */
-function readUint64Digits(): string | undefined {
+function readUint64Digits(own = true): string | undefined {
   const start = pos;
   // In checked mode the digits are known to run up to the closing quote.
   const end = checked ? text.indexOf('"', start) : digitsEnd(start);
   pos = end;
   const n = end - start;
   if (n === 0 || n > 20) return undefined;
-  const s = text.slice(start, end);
+  const s = own ? ownSlice(text, start, end) : text.slice(start, end);
   return n === 20 && s > UINT64_MAX_TEXT ? undefined : s;
 }
 
@@ -187,7 +189,7 @@ function readInt64(): string | undefined {
   pos = end;
   if (n === 0 || n > 19 || !char(QUOTE)) return undefined;
   if (n === 19 && text.slice(digitsStart, end) > (negative ? INT64_MIN_DIGITS : INT64_MAX_TEXT)) return undefined;
-  return text.slice(start, end);
+  return ownSlice(text, start, end);
 }
 
 /**

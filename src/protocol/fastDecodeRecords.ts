@@ -29,6 +29,7 @@ import {
   UPDATE_HEAD,
 } from './fastDecodeShapes';
 import { CHANNEL_NAME_AT } from './hotFrameLayout';
+import { ownSlice } from './ownSlice';
 import type { Bbo, OrderBook, PriceLevel } from './records/book';
 import type { Trade } from './records/trade';
 
@@ -153,9 +154,11 @@ function lit(token: string): boolean {
 
 /**
  * Reads the digits of a Uint64 value at the cursor (its quotes are the tokens' business):
- * 1 to 20 digits, at most 2^64 - 1, as the schema takes them; undefined otherwise.
+ * 1 to 20 digits, at most 2^64 - 1, as the schema takes them; undefined otherwise. `own`
+ * for a value a replica keeps (a trade in `recent`): see {@link ownSlice}. The book's levels
+ * become numbers and the envelope's BigInts, so theirs stay views.
  */
-function readUint64(): string | undefined {
+function readUint64(own = false): string | undefined {
   const t = text;
   const start = pos;
   let end = start;
@@ -164,7 +167,7 @@ function readUint64(): string | undefined {
   pos = end;
   const n = end - start;
   if (n === 0 || n > 20) return undefined;
-  const s = t.slice(start, end);
+  const s = own ? ownSlice(t, start, end) : t.slice(start, end);
   return n === 20 && s > UINT64_MAX_TEXT ? undefined : s;
 }
 
@@ -237,15 +240,15 @@ function readBboData(): Bbo | undefined {
 
 function readTrade(): Trade | undefined {
   if (!lit(TRADE_OPEN)) return undefined;
-  const ts = readUint64();
+  const ts = readUint64(true);
   if (ts === undefined || !lit(TRADE_SEQUENCE)) return undefined;
-  const sequence = readUint64();
+  const sequence = readUint64(true);
   if (sequence === undefined || !lit(TRADE_PRICE)) return undefined;
-  const price = readUint64();
+  const price = readUint64(true);
   if (price === undefined || !lit(TRADE_SIZE)) return undefined;
-  const size = readUint64();
+  const size = readUint64(true);
   if (size === undefined || !lit(TRADE_NOTIONAL)) return undefined;
-  const notional = readUint64();
+  const notional = readUint64(true);
   if (notional === undefined || !lit(TRADE_TAKER)) return undefined;
   const takerIsBid = text.charCodeAt(pos) === LOWER_T;
   if (!lit(takerIsBid ? 'true' : 'false') || !lit(TRADE_CLOSE)) return undefined;
