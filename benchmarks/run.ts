@@ -43,6 +43,7 @@ import { renderReplay, REPLAY_FULL, REPLAY_QUICK, runReplayBench, type ReplayBen
 import { clientPath, clientPathOnWs } from './socket/clientPathScenario';
 import { RAW_SCENARIOS } from './socket/scenarios';
 import { runSocketBench, type SocketBenchResult } from './socket/socketBench';
+import { ORDER_FLOW_TICK_MS } from '../src/simulator/OrderFlowDriver';
 
 /** The parts of a run, in the order they run. */
 export const PARTS = ['book', 'socket', 'resync', 'fanout', 'simulator', 'replay', 'bus'] as const;
@@ -116,6 +117,9 @@ export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
     fanout = await runFanoutBench({ ...sizes.fanout, log: opts.log });
     const single = singleSubscriptionFigure(socket, fanout.framesPerSec);
     if (single) fanout.singleSubscription = { ...single, ratio: fanout.cpuUsPerFrame / single.cpuUsPerFrame };
+    opts.log('fan-out: the single-subscription client fed as the fan-out is...');
+    const same = await singleSubscriptionAtDelivery(sizes.socket, fanout.framesPerSec, ORDER_FLOW_TICK_MS, opts.log);
+    if (same) fanout.sameDelivery = { ...same, ratio: fanout.cpuUsPerFrame / same.cpuUsPerFrame };
   }
   if (runs('simulator')) {
     opts.log('simulator throughput...');
@@ -150,6 +154,21 @@ export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
     checks,
     checksPassed: checks.every((c) => c.ok),
   };
+}
+
+/**
+ * The single-subscription client and the floor, fed by the socket part's sender at the
+ * fan-out's frame rate with the fan-out's burst shape: everything due sent once per `tickMs`.
+ * CPU pass only.
+ */
+async function singleSubscriptionAtDelivery(sizes: RunSizes['socket'], framesPerSec: number, tickMs: number, log: (line: string) => void): Promise<{ rate: number; tickMs: number; cpuUsPerFrame: number; floorCpuUsPerFrame: number } | undefined> {
+  const rate = Math.max(1000, Math.round(framesPerSec / 500) * 500);
+  const floor = RAW_SCENARIOS.find((s) => s.id === 'parse');
+  if (!floor) throw new Error('the socket scenarios lost their parse floor');
+  const r = await runSocketBench({ ...sizes, rates: [rate], styles: ['batched'], tickMs, scenarios: [{ ...floor, timesLatency: false }, { ...clientPath, timesLatency: false }], log });
+  const client = r.cpu.find((c) => c.scenario === clientPath.id && c.correct);
+  const parse = r.cpu.find((c) => c.scenario === floor.id && c.correct);
+  return client && parse ? { rate, tickMs, cpuUsPerFrame: client.cpuUsPerFrame, floorCpuUsPerFrame: parse.cpuUsPerFrame } : undefined;
 }
 
 /** The library client's single-subscription row of the socket part at the rate nearest `framesPerSec`. */

@@ -57,6 +57,13 @@ export interface FanoutBenchResult {
   readonly emissionsPerSecByChannel: Record<string, number>;
   /** The single-subscription client path of the same run at the nearest rate (set by the runner when measured). */
   singleSubscription?: { readonly rate: number; readonly cpuUsPerFrame: number; readonly ratio: number };
+  /**
+   * The single-subscription client (and the `ws` + `JSON.parse` floor) fed the way the fan-out
+   * is: the fan-out's frame rate, in one burst per order-flow tick (set by the runner). On a
+   * machine whose CPU is slower after an idle gap, per-frame costs depend on the burst shape
+   * as much as on the work; this pairs like with like.
+   */
+  sameDelivery?: { readonly rate: number; readonly tickMs: number; readonly cpuUsPerFrame: number; readonly floorCpuUsPerFrame: number; readonly ratio: number };
   readonly resyncs: Record<string, number>;
   readonly correct: boolean;
   readonly errors: string[];

@@ -21,6 +21,8 @@ export const RESYNC_CLIENT_MS_TARGET = 1;
 export const CLIENT_CPU_VS_FLOOR_TARGET = 0.9;
 export const LATENCY_P50_VS_FLOOR_TARGET = 1.1;
 export const LATENCY_P99_VS_FLOOR_TARGET = 1.3;
+/** Target: fan-out CPU per frame (200 subscriptions on one connection) against a single subscription's. */
+export const FANOUT_VS_SINGLE_TARGET = 1.5;
 
 /** The results of the parts that ran. */
 export interface PartResults {
@@ -37,8 +39,9 @@ export const INEXACT_FOR_FLOATS = new Set(['exact']);
 
 export function evaluateTargets(parts: PartResults): TargetOutcome[] {
   const out: TargetOutcome[] = [];
-  const { book, resync, socket, bus } = parts;
+  const { book, resync, socket, bus, fanout } = parts;
   if (bus) out.push(...busTargets(bus));
+  if (fanout) out.push(...fanoutTargets(fanout));
   if (socket) {
     for (const rate of socket.config.rates) {
       for (const style of socket.config.styles) {
@@ -73,6 +76,19 @@ export function evaluateTargets(parts: PartResults): TargetOutcome[] {
   }
   const mem = book.memory.find((m) => m.book === OURS);
   if (mem) out.push({ target: `ours <= ${BYTES_PER_LEVEL_TARGET} bytes/level at ${book.config.memoryLevelsPerSide} levels a side`, measured: fmt(mem.bytesPerLevel), met: mem.bytesPerLevel <= BYTES_PER_LEVEL_TARGET });
+  return out;
+}
+
+/** 200 subscriptions on one connection: CPU per frame against a single subscription's, by both pairings. */
+function fanoutTargets(f: FanoutBenchResult): TargetOutcome[] {
+  const out: TargetOutcome[] = [];
+  const target = (against: string, r: number, single: number) => ({
+    target: `fan-out (${f.subscriptions.total} subscriptions) CPU/frame <= ${FANOUT_VS_SINGLE_TARGET}x a single subscription's, ${against}`,
+    measured: `${fmtRatio(r)} (${fmt(f.cpuUsPerFrame)} vs ${fmt(single)} µs)`,
+    met: r <= FANOUT_VS_SINGLE_TARGET,
+  });
+  if (f.singleSubscription) out.push(target(`socket part at ${f.singleSubscription.rate}/s, 1 ms bursts`, f.singleSubscription.ratio, f.singleSubscription.cpuUsPerFrame));
+  if (f.sameDelivery) out.push(target(`fed alike (${f.sameDelivery.rate}/s, ${f.sameDelivery.tickMs} ms bursts)`, f.sameDelivery.ratio, f.sameDelivery.cpuUsPerFrame));
   return out;
 }
 

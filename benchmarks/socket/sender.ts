@@ -3,7 +3,7 @@
  * that its work never shows in the client's CPU time. A minimal feed on 127.0.0.1: answers
  * `subscribe` with `subscribed` and `ping` with `pong` at `/ws`, serves the stream's
  * snapshot at `/v1/orderBook` (sequence 0), and on command sends the pre-encoded `book`
- * updates of a seeded delta stream at a fixed rate: every 1 ms tick it sends the frames due
+ * updates of a seeded delta stream at a fixed rate: every tick (1 ms unless told) it sends the frames due
  * by then (in one corked write, or each on its own: `SenderStyle`), each stamped with its
  * send time (shared wall clock, see wallClock.ts) and written in the simulator's own frame
  * format.
@@ -18,7 +18,7 @@ import { answerClientFrame, serveBookRest, SUBSCRIPTION_ID } from './minimalFeed
 import { makeDeltaStream } from '../book/deltaStream';
 import type { SenderCommand, SenderReply, SenderStyle } from './senderProtocol';
 
-const TICK_MS = 1;
+const DEFAULT_TICK_MS = 1;
 
 let anchorNs = 0n;
 let dataJson: string[] = [];
@@ -31,7 +31,7 @@ let maxBuffered = 0;
 const reply = (r: SenderReply) => process.send!(r);
 const nowNs = () => anchorNs + process.hrtime.bigint();
 
-function start(rate: number, maxFrames: number, style: SenderStyle): void {
+function start(rate: number, maxFrames: number, style: SenderStyle, tickMs: number): void {
   const ws = client;
   if (!ws) {
     reply({ type: 'error', message: 'start: no subscribed client' });
@@ -55,7 +55,7 @@ function start(rate: number, maxFrames: number, style: SenderStyle): void {
     }
     if (style === 'batched') socket.uncork();
     if (ws.bufferedAmount > maxBuffered) maxBuffered = ws.bufferedAmount;
-  }, TICK_MS);
+  }, tickMs);
 }
 
 function stop(): void {
@@ -86,7 +86,7 @@ function main(): void {
         break;
       }
       case 'start':
-        start(cmd.rate, cmd.maxFrames, cmd.style);
+        start(cmd.rate, cmd.maxFrames, cmd.style, cmd.tickMs ?? DEFAULT_TICK_MS);
         reply({ type: 'started' });
         break;
       case 'stop':

@@ -11,8 +11,11 @@ export type SenderStyle = 'batched' | 'perFrame';
 export type SenderCommand =
   /** Generate the stream, listen on 127.0.0.1:0. `anchorNs`: wall-clock ns minus hrtime ns (decimal). */
   | { cmd: 'init'; anchorNs: string; stream: StreamSpec }
-  /** Send the stream from seq 1 to the subscribed client at `rate` frames/s, at most `maxFrames`. */
-  | { cmd: 'start'; rate: number; maxFrames: number; style: SenderStyle }
+  /**
+   * Send the stream from seq 1 to the subscribed client at `rate` frames/s, at most
+   * `maxFrames`, the frames due sent every `tickMs` (default 1).
+   */
+  | { cmd: 'start'; rate: number; maxFrames: number; style: SenderStyle; tickMs?: number }
   | { cmd: 'stop' }
   | { cmd: 'exit' };
 

@@ -31,6 +31,8 @@ export interface SocketBenchConfig {
   readonly reps: number;
   readonly levels: number;
   readonly seed: number;
+  /** The sender's tick: the frames due are sent every `tickMs` (bursts of rate x tickMs / 1000). @default 1 */
+  readonly tickMs?: number;
   /** The first scenario is the floor the others are compared with. */
   readonly scenarios: readonly Scenario[];
   readonly log?: (line: string) => void;
@@ -70,7 +72,7 @@ export interface LatencyRow {
 }
 
 export interface SocketBenchResult {
-  readonly config: { rates: readonly number[]; styles: readonly SenderStyle[]; warmupMs: number; windowMs: number; latencyWindowMs: number; reps: number; levels: number; seed: number };
+  readonly config: { rates: readonly number[]; styles: readonly SenderStyle[]; warmupMs: number; windowMs: number; latencyWindowMs: number; reps: number; levels: number; seed: number; tickMs: number };
   readonly cpu: CpuRow[];
   readonly latency: LatencyRow[];
 }
@@ -89,6 +91,7 @@ interface RunOutcome {
 
 export async function runSocketBench(cfg: SocketBenchConfig): Promise<SocketBenchResult> {
   const log = cfg.log ?? (() => undefined);
+  const tickMs = cfg.tickMs ?? 1;
   const longest = Math.max(cfg.windowMs, cfg.latencyWindowMs);
   // Enough frames for the longest run at the highest rate, with room for a slow start.
   const frames = Math.ceil((Math.max(...cfg.rates) * (cfg.warmupMs + longest + 1000)) / 1000);
@@ -104,7 +107,7 @@ export async function runSocketBench(cfg: SocketBenchConfig): Promise<SocketBenc
     getGc()();
     const run: ScenarioRun = await scenario.start({ ...ctxBase, ...(record ? { record } : {}) });
     try {
-      const started = await sender.request({ cmd: 'start', rate, maxFrames: frames, style });
+      const started = await sender.request({ cmd: 'start', rate, maxFrames: frames, style, tickMs });
       if (started.type !== 'started') throw new Error(`sender: ${JSON.stringify(started)}`);
       await delay(cfg.warmupMs);
       onWindowStart?.();
@@ -204,7 +207,7 @@ export async function runSocketBench(cfg: SocketBenchConfig): Promise<SocketBenc
         });
       }
     }
-    return { config: { rates: cfg.rates, styles: cfg.styles, warmupMs: cfg.warmupMs, windowMs: cfg.windowMs, latencyWindowMs: cfg.latencyWindowMs, reps: cfg.reps, levels: cfg.levels, seed: cfg.seed }, cpu, latency };
+    return { config: { rates: cfg.rates, styles: cfg.styles, warmupMs: cfg.warmupMs, windowMs: cfg.windowMs, latencyWindowMs: cfg.latencyWindowMs, reps: cfg.reps, levels: cfg.levels, seed: cfg.seed, tickMs }, cpu, latency };
   } finally {
     await sender.close();
   }

@@ -4,8 +4,11 @@
  * wall clock (catch-up after a stall is capped at one second's worth). @internal
  */
 
-/** Tick of the order flow: short enough that a book changes many times a second. */
-const TICK_MS = 10;
+/**
+ * Tick of the order flow: short enough that a book changes many times a second. Its events
+ * (and the frames they cause) leave in bursts this far apart.
+ */
+export const ORDER_FLOW_TICK_MS = 10;
 
 export class OrderFlowDriver {
   private timer: NodeJS.Timeout | undefined;
@@ -26,7 +29,7 @@ export class OrderFlowDriver {
     if (this.timer || this.eventsPerSecond <= 0) return;
     this.lastAt = performance.now();
     this.carry = 0;
-    this.timer = setInterval(this.tick, TICK_MS);
+    this.timer = setInterval(this.tick, ORDER_FLOW_TICK_MS);
   }
 
   stop(): void {
