@@ -10,7 +10,6 @@
  *
  * IPC: `ConsumerCommand` / `ConsumerReply` (busProtocol.ts); argv[2]: `ConsumerArgs` as JSON.
  */
-import { writeFileSync } from 'node:fs';
 import * as hdr from 'hdr-histogram-js';
 import type { Subscription } from 'rxjs';
 import { ExchangeClient } from '../../src/client';
@@ -20,6 +19,7 @@ import type { OrderBook } from '../../src/replicas/book';
 import type { TopLevels } from '../book/deltaStream';
 import { latencyClock } from '../socket/wallClock';
 import type { ConsumerArgs, ConsumerCommand, ConsumerReply } from './busProtocol';
+import { SlowUpdateLog } from './SlowUpdateLog';
 
 const args = JSON.parse(process.argv[2] ?? '{}') as ConsumerArgs;
 const reply = (r: ConsumerReply): void => void process.send!(r);
@@ -40,9 +40,7 @@ let announced = false;
 const resyncCodes: string[] = [];
 let book: OrderBook | undefined;
 let window = { cpu: process.cpuUsage(), t0: process.hrtime.bigint(), n0: 0 };
-/** Diagnosis: `BUS_BENCH_SLOW_LOG=<dir>` writes each timed update slower than 2 ms (wall ms, seq, latency µs) to <dir>/<mode>-<pid>.log at exit. */
-const slowDir = process.env['BUS_BENCH_SLOW_LOG'];
-const slow: string[] = [];
+const slow = SlowUpdateLog.fromEnv(args.mode);
 
 const sub: Subscription = client.orderBook({ market_type: 'perp', market_id: 0 }).subscribe({
   next: (e) => {
@@ -51,7 +49,7 @@ const sub: Subscription = client.orderBook({ market_type: 'perp', market_id: 0 }
     if (timing && e.cause === 'update') {
       const ns = latencyOf(String(e.timestampNs));
       histogram.recordValue(ns);
-      if (slowDir !== undefined && ns > 2_000_000) slow.push(`${Date.now()} ${e.seq} ${Math.round(ns / 1000)}`);
+      slow?.note(e.seq, ns);
     }
     // Why each resync happened (the transition's code), for the report.
     if (e.status === 'resyncing' && status !== 'resyncing') resyncCodes.push(e.code);
@@ -86,7 +84,6 @@ async function exit(): Promise<void> {
   sub.unsubscribe();
   await client.close().catch(() => undefined);
   histogram.destroy();
-  if (slowDir !== undefined) writeFileSync(`${slowDir}/${args.mode}-${process.pid}.log`, slow.join('\n'));
   process.exit(0);
 }
 

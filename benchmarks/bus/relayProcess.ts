@@ -6,7 +6,7 @@
  *
  * IPC: `RelayCommand` / `RelayReply` (busProtocol.ts); argv[2]: `RelayArgs` as JSON.
  */
-import { writeFileSync } from 'node:fs';
+import { SlowUpdateLog } from './SlowUpdateLog';
 import { latencyClock } from '../socket/wallClock';
 import { ReplicaRelay } from '../../src/nats';
 import { fastDecodeServerFrame } from '../../src/protocol/fastDecode';
@@ -28,16 +28,13 @@ async function main(): Promise<void> {
     streams: [BENCH_BOOK],
     onError: (e) => errors.push(String(e)),
   });
-  // Diagnosis (`BUS_BENCH_SLOW_LOG=<dir>`, as consumer.ts): updates the relay's replica saw more than 2 ms after their send stamp.
-  const slowDir = process.env['BUS_BENCH_SLOW_LOG'];
-  if (slowDir !== undefined) {
+  // The relay's own replica, for the slow-update log (see SlowUpdateLog).
+  const slow = SlowUpdateLog.fromEnv('relay');
+  if (slow) {
     const latencyOf = latencyClock(BigInt(args.anchorNs));
-    const slow: string[] = [];
     relay.client.orderBook({ market_type: 'perp', market_id: 0 }).subscribe((e) => {
-      const ns = e.cause === 'update' ? latencyOf(String(e.timestampNs)) : 0;
-      if (ns > 2_000_000) slow.push(`${Date.now()} ${e.seq} ${Math.round(ns / 1000)}`);
+      if (e.cause === 'update') slow.note(e.seq, latencyOf(String(e.timestampNs)));
     });
-    process.on('exit', () => writeFileSync(`${slowDir}/relay-${process.pid}.log`, slow.join('\n')));
   }
   const describe = (): RelayReply => {
     const d = relay.describe()[0];

@@ -286,7 +286,8 @@ export class ReplicaRelay {
       if (recreated) await writeMarketsMeta(this.client, this.kv, this.options.relayId).catch(() => undefined);
     } catch (error) {
       this.report(error);
-      // Until NATS answers (the next reconnect checks again in any case).
+      // Until NATS answers (the next reconnect checks again in any case). This backoff retries
+      // forever, so `next()` always has a delay; the cap only satisfies its type.
       const waitMs = this.busCheckBackoff.next() ?? this.options.retry.maxDelayMs;
       if (!this.closing) this.busCheckTimer = this.options.clock.setTimer(() => void this.checkBus(), waitMs, { unref: true });
     }
