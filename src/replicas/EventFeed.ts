@@ -8,7 +8,8 @@
  *   replaced by ONE gap marker (`reason: 'overflow'`) naming the range dropped, delivered
  *   in order once the consumer catches up. Memory stays bounded whatever the consumer does.
  */
-import { Subject, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { Multicast } from '../util/Multicast';
 import { positiveInteger } from '../util/positiveInteger';
 import { BoundedQueue } from './BoundedQueue';
 import type { EventItem } from './EventItem';
@@ -30,7 +31,7 @@ export interface EventIteratorOptions {
 export class EventFeed<T> {
   /** Every item, pushed synchronously (hot: no replay). Completes on `close()`. */
   readonly events$: Observable<EventItem<T>>;
-  private readonly subject = new Subject<EventItem<T>>();
+  private readonly items = new Multicast<EventItem<T>>();
   private readonly queues = new Set<BoundedQueue<T>>();
   private readonly bufferSize: number;
   private closed = false;
@@ -38,14 +39,14 @@ export class EventFeed<T> {
   /** @param options.bufferSize default buffer of `iterate()` @default DEFAULT_EVENT_BUFFER */
   constructor(options: EventIteratorOptions = {}) {
     this.bufferSize = positiveInteger(options.bufferSize ?? DEFAULT_EVENT_BUFFER, 'bufferSize');
-    this.events$ = this.subject.asObservable();
+    this.events$ = this.items.observable;
   }
 
   /** Delivers one item to every consumer. */
   push(item: EventItem<T>): void {
     if (this.closed) return;
     for (const q of this.queues) q.push(item);
-    this.subject.next(item);
+    this.items.next(item);
   }
 
   /**
@@ -74,7 +75,7 @@ export class EventFeed<T> {
     this.closed = true;
     for (const q of this.queues) q.fail(error);
     this.queues.clear();
-    this.subject.error(error);
+    this.items.error(error);
   }
 
   /** Ends `events$` and every iterator (after what they hold). */
@@ -83,6 +84,6 @@ export class EventFeed<T> {
     this.closed = true;
     for (const q of this.queues) q.end();
     this.queues.clear();
-    this.subject.complete();
+    this.items.complete();
   }
 }

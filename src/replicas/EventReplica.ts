@@ -9,7 +9,8 @@
  * once: a state already handed on (a status change, a late subscriber's replay) gives
  * nothing, and an item at or below the last sequence handed on is never handed on again.
  */
-import { ReplaySubject, type Observable, type Subscription } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
+import { Multicast } from '../util/Multicast';
 import type { EventItem } from './EventItem';
 import { EventFeed } from './EventFeed';
 import type { EventLog, EventLogState } from './eventReducer';
@@ -39,7 +40,7 @@ export class EventReplica<T> {
   readonly states$: Observable<ReplicaState<EventLog<T>>>;
   readonly status$: Observable<StatusChange>;
   private readonly feed: EventFeed<T>;
-  private readonly logs = new ReplaySubject<ReplicaState<EventLog<T>>>(1);
+  private readonly logs = new Multicast<ReplicaState<EventLog<T>>>(true);
   private readonly reading: Subscription;
   /** The last state whose items were handed on. */
   private handedOn?: EventLogState<T>;
@@ -55,7 +56,7 @@ export class EventReplica<T> {
     this.feed = new EventFeed<T>({ bufferSize: options.bufferSize });
     this.events$ = this.feed.events$;
     this.status$ = sync.status$;
-    this.states$ = this.logs.asObservable();
+    this.states$ = this.logs.observable;
     this.reading = sync.states$.subscribe({
       next: (emission) => {
         const { state } = emission;

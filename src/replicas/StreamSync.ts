@@ -23,7 +23,7 @@
  * resubscribe delay), the liveness window runs in `live`, and the snapshot request
  * (`SnapshotLoader`) in `syncing`/`resyncing`: `stopWork()` ends all of them.
  */
-import { Observable, Subject, type Unsubscribable } from 'rxjs';
+import type { Observable, Unsubscribable } from 'rxjs';
 import { Backoff, type Clock, type Timer } from '../clock';
 import { AbortedError, RequestTimeoutError } from '../errors';
 import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
@@ -47,6 +47,7 @@ import type { ReplicaStatus, StatusChange } from './ReplicaStatus';
 import type { ReplicaTransitionCode } from './statusCodes';
 import { emptyResyncCounts, resolveStreamSyncOptions, type ResolvedStreamSyncOptions, type ResyncTrigger, type StreamSyncConfig, type StreamSyncOptions, type UpdateTimer } from './streamSyncOptions';
 import { UpdateBuffer } from './UpdateBuffer';
+import { Multicast } from '../util/Multicast';
 
 export { RESYNC_TRIGGERS, DEFAULT_LIVENESS_MS, type ResyncTrigger, type StreamSyncConfig, type StreamSyncOptions, type UpdateTimer } from './streamSyncOptions';
 
@@ -85,7 +86,8 @@ export class StreamSync<S> {
   private readonly updateTimer?: UpdateTimer;
 
   private readonly machine = new ReplicaStateMachine('idle');
-  private readonly subject = new Subject<ReplicaState<S>>();
+  /** The emissions, the latest one replayed to a new subscriber. */
+  private readonly emissions = new Multicast<ReplicaState<S>>(true);
   private readonly buffer: UpdateBuffer<SourceUpdate>;
   private readonly counts = emptyResyncCounts();
   private subscription?: Unsubscribable;
@@ -150,13 +152,7 @@ export class StreamSync<S> {
         if (this.isLive()) this.startResync('liveness', `no update for ${idle} ms`);
       }),
     );
-    // The latest emission first, then what follows (a ReplaySubject(1) without its buffer
-    // bookkeeping on every emission: the latest one is kept here anyway).
-    this.states$ = new Observable<ReplicaState<S>>((subscriber) => {
-      const latest = this.latestEmission;
-      if (latest !== undefined) subscriber.next(latest);
-      return this.subject.subscribe(subscriber);
-    });
+    this.states$ = this.emissions.observable;
     this.status$ = this.machine.changes$;
   }
 
@@ -193,7 +189,7 @@ export class StreamSync<S> {
     this.subscription?.unsubscribe();
     this.stopWork();
     this.machine.complete();
-    this.subject.complete();
+    this.emissions.complete();
   }
 
   /** Through the source's direct path when it has one (no RxJS hop per update), else its observable. */
@@ -508,7 +504,7 @@ export class StreamSync<S> {
     this.buffer.clear();
     this.subscription?.unsubscribe();
     this.toState('failed', code, reason);
-    this.subject.error(asExchangeReplicaError(error, `${this.key}: ${reason}`, this.errorContext()));
+    this.emissions.error(asExchangeReplicaError(error, `${this.key}: ${reason}`, this.errorContext()));
   }
 
   /** Ends the work of the current state: the snapshot request, the state's timer, the liveness window, a held state. */
@@ -538,7 +534,7 @@ export class StreamSync<S> {
     if (!this.hasState) return;
     const emission: ReplicaState<S> = new ReplicaEmission(this.machine.status, this.machine.code, this.state, this.seq, this.timestampNs, this.receivedAtNs, this.snapshotId, cause);
     this.latestEmission = emission;
-    this.subject.next(emission);
+    this.emissions.next(emission);
     const onApplied = this.onApplied;
     if (onApplied !== undefined) this.tellApplied(onApplied, emission, update, built);
   }

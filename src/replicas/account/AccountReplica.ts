@@ -5,7 +5,8 @@
  * reconnect (or any resync) each part is rebuilt from REST and the differences with what
  * was shown before are reported as changes (`reconciled: true`).
  */
-import { ReplaySubject, Subject, type Observable, type Subscription } from 'rxjs';
+import { Subject, type Observable, type Subscription } from 'rxjs';
+import { Multicast } from '../../util/Multicast';
 import type { Balance, Fill, Order, Position, Subaccount } from '../../protocol';
 import { createEventReplica, createStateReplica, type EventReplicaFullOptions, type ReplicaDeps } from '../createReplica';
 import type { EventItem } from '../EventItem';
@@ -67,7 +68,7 @@ export class AccountReplica {
   readonly parts: Parts;
 
   private readonly scope: AccountScope;
-  private readonly subject = new ReplaySubject<AccountReplicaState>(1);
+  private readonly emissions = new Multicast<AccountReplicaState>(true);
   private readonly statusSubject = new Subject<StatusChange>();
   private readonly subscriptions: Subscription[] = [];
   private readonly partStatus: Record<AccountPart, ReplicaStatus>;
@@ -104,7 +105,7 @@ export class AccountReplica {
     this.partStatus = recordOf(ACCOUNT_PARTS, (p): ReplicaStatus => (this.owned.includes(this.parts[p]) ? 'syncing' : this.parts[p].status));
     this.combined = combineStatuses(Object.values(this.partStatus));
     this.snapshotIds = recordOf(ACCOUNT_PARTS, () => 0);
-    this.states$ = this.subject.asObservable();
+    this.states$ = this.emissions.observable;
     this.status$ = this.statusSubject.asObservable();
     this.fills$ = this.parts.fills.events$;
     this.wire();
@@ -139,7 +140,7 @@ export class AccountReplica {
     for (const p of this.owned) p.close();
     for (const l of this.leases.splice(0)) l.release();
     this.statusSubject.complete();
-    this.subject.complete();
+    this.emissions.complete();
   }
 
   private wire(): void {
@@ -213,13 +214,13 @@ export class AccountReplica {
   private fail(error: unknown): void {
     if (this.failed) return;
     this.failed = true;
-    this.subject.error(error);
+    this.emissions.error(error);
   }
 
   private emit(changes: AccountChange[], source: AccountPart, cause: EmissionCause, reconciled: boolean): void {
     const emission: AccountReplicaState = { status: this.combined, state: this.state!, changes, source, cause, reconciled, ...this.lastTiming, snapshotIds: { ...this.snapshotIds } };
     this.latestEmission = emission;
-    this.subject.next(emission);
+    this.emissions.next(emission);
   }
 }
 
