@@ -44,17 +44,14 @@ function heldByKeptValues(frameText: (i: number) => string, keep: (frame: Update
 
 const LONG = 1_700_000_000_000_000_000n;
 
+/** The i-th update frame of `channel` with `data`, its envelope numbers 19 digits long. */
+function updateText(channel: 'orders' | 'fills' | 'trades', i: number, data: Record<string, unknown[]>): string {
+  return writeServerFrame({ type: 'update', subscription_id: '7', channel, seq: String(LONG + BigInt(i)), timestamp_ns: String(LONG + BigInt(i)), data } as UpdateFrame);
+}
+
 describe('decoded values do not pin their frame text', () => {
   it('layout records (orders): a kept timestamp and order id hold their own bytes only', () => {
-    const text = (i: number) =>
-      writeServerFrame({
-        type: 'update',
-        subscription_id: '7',
-        channel: 'orders',
-        seq: String(LONG + BigInt(i)),
-        timestamp_ns: String(LONG + BigInt(i)),
-        data: { orders: Array.from({ length: RECORDS }, (_, k) => ({ ...order(i * RECORDS + k), created_at_ns: String(LONG + BigInt(k)), updated_at_ns: String(LONG + BigInt(i)) })) },
-      });
+    const text = (i: number) => updateText('orders', i, { orders: Array.from({ length: RECORDS }, (_, k) => ({ ...order(i * RECORDS + k), created_at_ns: String(LONG + BigInt(k)), updated_at_ns: String(LONG + BigInt(i)) })) });
     const { held, textBytes, kept } = heldByKeptValues(text, (f) => {
       const orders = (f.data as { orders: { created_at_ns: string; order_id: string }[] }).orders;
       return orders[RECORDS - 1]!.created_at_ns + '/' + orders[0]!.order_id;
@@ -65,15 +62,7 @@ describe('decoded values do not pin their frame text', () => {
   });
 
   it('layout records (fills): a kept notional holds its own bytes only', () => {
-    const text = (i: number) =>
-      writeServerFrame({
-        type: 'update',
-        subscription_id: '8',
-        channel: 'fills',
-        seq: String(LONG + BigInt(i)),
-        timestamp_ns: String(LONG + BigInt(i)),
-        data: { fills: Array.from({ length: RECORDS }, (_, k) => ({ ...fill(i * RECORDS + k + 1), quote_notional_lots: String(LONG + BigInt(k)) })) },
-      });
+    const text = (i: number) => updateText('fills', i, { fills: Array.from({ length: RECORDS }, (_, k) => ({ ...fill(i * RECORDS + k + 1), quote_notional_lots: String(LONG + BigInt(k)) })) });
     const { held, textBytes, kept } = heldByKeptValues(text, (f) => (f.data as { fills: { quote_notional_lots: string }[] }).fills[3]!.quote_notional_lots);
     expect(kept[0]).toBe(String(LONG + 3n));
     expect(held).toBeLessThan(textBytes / 4);
@@ -81,15 +70,7 @@ describe('decoded values do not pin their frame text', () => {
 
   it('hot records (trades): a kept timestamp holds its own bytes only', () => {
     const trade = (k: number) => ({ timestamp_ns: String(LONG + BigInt(k)), sequence: String(k + 1), price_ticks: '1000', size_base_lots: '3', quote_notional_lots: '3000', taker_is_bid: k % 2 === 0 });
-    const text = (i: number) =>
-      writeServerFrame({
-        type: 'update',
-        subscription_id: '9',
-        channel: 'trades',
-        seq: String(LONG + BigInt(i)),
-        timestamp_ns: String(LONG + BigInt(i)),
-        data: { trades: Array.from({ length: RECORDS * 2 }, (_, k) => trade(k)) },
-      });
+    const text = (i: number) => updateText('trades', i, { trades: Array.from({ length: RECORDS * 2 }, (_, k) => trade(k)) });
     const { held, textBytes, kept } = heldByKeptValues(text, (f) => (f.data as { trades: { timestamp_ns: string }[] }).trades[5]!.timestamp_ns);
     expect(kept[0]).toBe(String(LONG + 5n));
     expect(held).toBeLessThan(textBytes / 4);
