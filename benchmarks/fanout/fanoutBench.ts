@@ -63,7 +63,7 @@ export interface FanoutBenchResult {
    * machine whose CPU is slower after an idle gap, per-frame costs depend on the burst shape
    * as much as on the work; this pairs like with like.
    */
-  sameDelivery?: { readonly rate: number; readonly tickMs: number; readonly cpuUsPerFrame: number; readonly floorCpuUsPerFrame: number; readonly ratio: number };
+  sameDelivery?: { readonly rate: number; readonly tickMs: number; readonly cpuUsPerFrame: number; readonly samplesUs: readonly number[]; readonly floorCpuUsPerFrame: number; readonly ratio: number };
   readonly resyncs: Record<string, number>;
   readonly correct: boolean;
   readonly errors: string[];

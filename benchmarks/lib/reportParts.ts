@@ -69,7 +69,7 @@ export function renderFanout(f: FanoutBenchResult, table: Table): string[] {
   if (same) {
     out.push(
       '',
-      `Fed as the fan-out is (${same.rate} frames/s, everything due sent once every ${same.tickMs} ms, ~${fmt((same.rate * same.tickMs) / 1000, 0)} frames a burst, CPU pass of the socket part): the single-subscription client ${fmt(same.cpuUsPerFrame, 2)} µs/frame, the ws + JSON.parse floor ${fmt(same.floorCpuUsPerFrame, 2)} µs/frame; fan-out vs single ${fmtRatio(same.ratio)}, per emission ${fmtRatio(same.ratio / f.emissionsPerFrame)}.`,
+      `Fed as the fan-out is (${same.rate} frames/s, everything due sent once every ${same.tickMs} ms, ~${fmt((same.rate * same.tickMs) / 1000, 0)} frames a burst, CPU pass of the socket part): the single-subscription client ${fmt(same.cpuUsPerFrame, 2)} µs/frame (median of ${same.samplesUs.length} windows, ${fmt(Math.min(...same.samplesUs), 2)}..${fmt(Math.max(...same.samplesUs), 2)}), the ws + JSON.parse floor ${fmt(same.floorCpuUsPerFrame, 2)} µs/frame; fan-out vs single ${fmtRatio(same.ratio)}, per emission ${fmtRatio(same.ratio / f.emissionsPerFrame)}.`,
     );
   }
   const mix = Object.entries(f.emissionsPerSecByChannel).map(([ch, n]) => `${ch} ${n}`);
