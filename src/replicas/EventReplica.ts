@@ -13,6 +13,7 @@ import type { Observable, Subscription } from 'rxjs';
 import { Multicast } from '../util/Multicast';
 import type { EventItem } from './EventItem';
 import { EventFeed } from './EventFeed';
+import { ReplicaEmission } from './ReplicaEmission';
 import type { EventLog, EventLogState } from './eventReducer';
 import type { ReplicaState } from './ReplicaState';
 import type { ReplicaStatus, StatusChange } from './ReplicaStatus';
@@ -64,7 +65,8 @@ export class EventReplica<T> {
           this.handOn(state.delivered);
           this.handedOn = state;
         }
-        this.logs.next({ ...emission, state: { recent: state.recent, lastSequence: state.lastSequence } });
+        const log: EventLog<T> = { recent: state.recent, lastSequence: state.lastSequence };
+        this.logs.next(new ReplicaEmission(emission.status, emission.code, log, emission.seq, emission.timestampNs, emission.receivedAtNs, emission.snapshotId, emission.cause));
       },
       // The sync failed for good (e.g. FEED_UNAVAILABLE): the consumers of the items learn it too.
       error: (error: unknown) => {

@@ -100,7 +100,6 @@ export class StreamSync<S> {
   private timestampNs = 0n;
   private receivedAtNs = 0n;
   private snapshotId = 0;
-  private latestEmission?: ReplicaState<S>;
   /** The state built from a snapshot ahead of the stream, while catching up (`*_ahead`). */
   private held?: BuiltState<S>;
   private heldNewestSeq = 0n;
@@ -162,7 +161,7 @@ export class StreamSync<S> {
 
   /** The latest emission, undefined before the first snapshot. */
   get latest(): ReplicaState<S> | undefined {
-    return this.latestEmission;
+    return this.emissions.latest;
   }
 
   /** Resyncs started, by trigger (for soak reports). */
@@ -533,7 +532,6 @@ export class StreamSync<S> {
   private emit(cause: EmissionCause, update?: SourceUpdate, built?: BuiltState<S>): void {
     if (!this.hasState) return;
     const emission: ReplicaState<S> = new ReplicaEmission(this.machine.status, this.machine.code, this.state, this.seq, this.timestampNs, this.receivedAtNs, this.snapshotId, cause);
-    this.latestEmission = emission;
     this.emissions.next(emission);
     const onApplied = this.onApplied;
     if (onApplied !== undefined) this.tellApplied(onApplied, emission, update, built);

@@ -20,7 +20,7 @@ export class Multicast<T> {
   /** The subscribers, replaced (never changed in place) on subscribe and unsubscribe: a delivery loops over a stable array. */
   private subscribers: readonly Subscriber<T>[] = [];
   private hasLatest = false;
-  private latest: T | undefined;
+  private latestValue: T | undefined;
   private end: End | undefined;
 
   /** Every value from the moment of subscribing (preceded by the latest one with `replayLatest`). */
@@ -31,10 +31,15 @@ export class Multicast<T> {
     this.observable = new Observable<T>((subscriber) => this.add(subscriber));
   }
 
+  /** The latest value (with `replayLatest`; undefined before the first, and without it). */
+  get latest(): T | undefined {
+    return this.latestValue;
+  }
+
   next(value: T): void {
     if (this.end !== undefined) return;
     if (this.replayLatest) {
-      this.latest = value;
+      this.latestValue = value;
       this.hasLatest = true;
     }
     const subscribers = this.subscribers;
@@ -58,7 +63,7 @@ export class Multicast<T> {
   }
 
   private add(subscriber: Subscriber<T>): (() => void) | undefined {
-    if (this.hasLatest) subscriber.next(this.latest as T);
+    if (this.hasLatest) subscriber.next(this.latestValue as T);
     if (this.end !== undefined) {
       tellEnd(subscriber, this.end);
       return undefined;

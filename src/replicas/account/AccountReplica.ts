@@ -81,7 +81,6 @@ export class AccountReplica {
   private state?: AccountState;
   private pendingFillChanges: AccountChange[] = [];
   private lastTiming = { timestampNs: 0n, receivedAtNs: 0n };
-  private latestEmission?: AccountReplicaState;
   private failed = false;
 
   constructor(scope: AccountScope, timedDeps: ReplicaDeps, options: AccountReplicaOptions = {}) {
@@ -117,7 +116,7 @@ export class AccountReplica {
 
   /** The latest emission, undefined until every part has its first snapshot. */
   get latest(): AccountReplicaState | undefined {
-    return this.latestEmission;
+    return this.emissions.latest;
   }
 
   /** Resyncs started, by trigger, summed over the parts. */
@@ -219,7 +218,6 @@ export class AccountReplica {
 
   private emit(changes: AccountChange[], source: AccountPart, cause: EmissionCause, reconciled: boolean): void {
     const emission: AccountReplicaState = { status: this.combined, state: this.state!, changes, source, cause, reconciled, ...this.lastTiming, snapshotIds: { ...this.snapshotIds } };
-    this.latestEmission = emission;
     this.emissions.next(emission);
   }
 }
