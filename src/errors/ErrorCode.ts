@@ -1,7 +1,8 @@
 /**
  * Every `code` an `ExchangeReplicaError` carries, as a closed union: a `switch (e.code)` over
  * {@link ErrorCode} can be checked exhaustive. The library's own codes start with `ERR_`;
- * the exchange's codes (REST error bodies, feed error frames) are kept verbatim.
+ * the exchange's codes of feed error frames are kept verbatim; those of REST error bodies are
+ * `RestApiError.serverCode`, never a `code`.
  */
 import { REST_ERROR_CODES, type RestErrorCode } from '../protocol/envelope';
 import { FEED_ERROR_CODES, type FeedErrorCode } from '../protocol/frames';
@@ -15,6 +16,10 @@ export const LIBRARY_ERROR_CODES = [
   'ERR_ABORTED',
   'ERR_RESPONSE_INVALID',
   'ERR_RESPONSE_TOO_LARGE',
+  /** The exchange answered with an error body; what it said is `RestApiError.serverCode`. */
+  'ERR_REST_API',
+  /** A REST answer was a redirect the client does not follow (another origin, or past `maxRedirects`). */
+  'ERR_REDIRECT_REFUSED',
   'ERR_CURSOR_REPEATED',
   'ERR_TRANSACTION_NOT_INDEXED',
   // feed
@@ -49,8 +54,8 @@ export const LIBRARY_ERROR_CODES = [
 export type LibraryErrorCode = (typeof LIBRARY_ERROR_CODES)[number];
 
 /**
- * The codes the exchange documents: REST error bodies (`RestApiError`) and feed error frames
- * (`FeedError`), passed through verbatim.
+ * The codes the exchange documents: REST error bodies (kept as `RestApiError.serverCode`,
+ * whose `code` is always `ERR_REST_API`) and feed error frames (`FeedError`, verbatim).
  */
 export type ExchangeErrorCode = RestErrorCode | FeedErrorCode;
 

@@ -4,8 +4,10 @@
  * `code`, optional context and `cause`: anything else thrown inside, a bug or a consumer's
  * exception, arrives wrapped (`ERR_INTERNAL`, `SubscriberError`) with it as `cause`. The one
  * exception is the caller's own code run by `withRetry`: its failure is rethrown as is (a
- * thrown non-`Error` as a `TypeError`). Codes from the exchange (REST and feed) are kept
- * verbatim; the library's own codes start with `ERR_`. The table is in the README.
+ * thrown non-`Error` as a `TypeError`). The library's own codes start with `ERR_`; a REST
+ * error body's code is kept apart, as `RestApiError.serverCode` (the `code` is `ERR_REST_API`),
+ * so that no server can pass for the library; a feed error frame's code is kept verbatim
+ * (`FeedError`). The table is in the README.
  */
 
 import type { ErrorCode } from './ErrorCode';
@@ -25,6 +27,10 @@ export interface ErrorContext {
   subscriptionId?: string;
   /** HTTP status of a REST answer. */
   status?: number;
+  /** The wait a 429 or 503 answer asked for in its `Retry-After` header, in milliseconds. */
+  retryAfterMs?: number;
+  /** Target (`Location`) of a REST redirect that was refused. */
+  location?: string;
 }
 
 export class ExchangeReplicaError extends Error {
@@ -50,15 +56,18 @@ export class InvalidParameterError extends ExchangeReplicaError {
   }
 }
 
-/** The exchange answered a REST call with an error body. `code` is the server's code. */
+/**
+ * The exchange answered a REST call with an error body. `code` is always `ERR_REST_API`; what
+ * the server said is `serverCode` (e.g. `NOT_FOUND`), kept apart so that a body saying
+ * `"code": "ERR_ABORTED"` can never pass for the library's own error.
+ */
 export class RestApiError extends ExchangeReplicaError {
   readonly status: number;
   readonly operation: string;
-  /** The server's code as received (a string, or an integer for the second body shape). */
+  /** The server's code as received (a string, or an integer for the second body shape): never the library's `code`. */
   readonly serverCode: string | number;
   constructor(serverCode: string | number, message: string, context: ErrorContext & { operation: string; status: number }, options?: { cause?: unknown }) {
-    // The server's code verbatim: a documented one, or an unknown one kept as received.
-    super(String(serverCode) as ErrorCode, message, context, options);
+    super('ERR_REST_API', message, context, options);
     this.serverCode = serverCode;
     this.status = context.status;
     this.operation = context.operation;

@@ -2,7 +2,8 @@
  * The typed REST client. Every operation of the operations table is a method of the same
  * name, built from the table (parameters, path, response schema); nothing is written per
  * operation. Parameters are checked before anything is sent; answers are validated with
- * the drift policy; transient failures are retried with the shared retry policy.
+ * the drift policy; transient failures are retried with the shared retry policy (honouring
+ * `Retry-After`); only answers from the exchange's origin are taken (redirectPolicy.ts).
  */
 import { EventEmitter } from 'eventemitter3';
 import { encodeQuery, fillPath, OPERATION_NAMES, OPERATIONS, validateParams, type OperationName } from '../protocol';
@@ -11,12 +12,12 @@ import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
 import { messageOf } from '../errors/messageOf';
 import { positiveInteger } from '../util/positiveInteger';
 import { DriftDeduper, type DriftEvent } from './DriftDeduper';
-import { fetchText, type FetchLike } from './fetchText';
+import { DEFAULT_MAX_REDIRECTS, fetchText, type FetchLike } from './fetchText';
 import { interpretResponse } from './interpretResponse';
 import type { OperationArgs, OperationMethods, OperationResponse, RequestOptions } from './operationTypes';
 import type { BackoffOptions } from '../clock/Backoff';
 import { systemClock, type Clock } from '../clock/Clock';
-import { DEFAULT_RETRY_POLICY, resolveRetryPolicy, withRetry, type RetryPolicy } from './retryPolicy';
+import { DEFAULT_MAX_RETRY_AFTER_MS, DEFAULT_RETRY_POLICY, resolveRetryPolicy, withRetry, type RetryPolicy } from './retryPolicy';
 
 /** Options of {@link RestClient}. */
 export interface RestClientOptions {
@@ -48,7 +49,26 @@ export interface RestClientOptions {
    * @default 67108864 (64 MiB)
    */
   readonly maxResponseBytes?: number;
-  /** Time source of the request timeouts and of the retry delays. @default systemClock */
+  /**
+   * Same-origin redirects (301, 302, 303, 307, 308 to the scheme, host and port of
+   * `baseUrl`) followed in one attempt, with the same headers; one more is refused
+   * (`ERR_REDIRECT_REFUSED`), 0 refuses every redirect. A redirect to another origin is
+   * always refused before anything is sent there: the `headers` (credentials) never leave
+   * the exchange's origin, and another host's answer is never taken for the exchange's. Not
+   * retried.
+   * @default 5
+   */
+  readonly maxRedirects?: number;
+  /**
+   * Longest wait honoured when a 429 or 503 says how long to wait (`Retry-After`, in
+   * delta-seconds or an HTTP-date), in ms. Within it the retry waits what the server asked
+   * (or the backoff delay when longer), still counted in `retry.retries`; asked for more, the
+   * call gives up at once with that answer's error (its `context.retryAfterMs` is what was
+   * asked). A 429 is retried (with the backoff delay when it gives no `Retry-After`).
+   * @default 60000
+   */
+  readonly maxRetryAfterMs?: number;
+  /** Time source of the request timeouts and of the retry delays (and the wall time an HTTP-date `Retry-After` is read against). @default systemClock */
   readonly clock?: Clock;
   /** Source of the retry jitter, uniform in [0, 1). @default Math.random */
   readonly random?: () => number;
@@ -64,6 +84,8 @@ export interface ResolvedRestClientOptions {
   readonly onDrift: ((event: DriftEvent) => void) | undefined;
   readonly headers: Readonly<Record<string, string>>;
   readonly maxResponseBytes: number;
+  readonly maxRedirects: number;
+  readonly maxRetryAfterMs: number;
   readonly clock: Clock;
   readonly random: () => number;
 }
@@ -78,6 +100,8 @@ export interface RetryEvent {
   readonly attempt: number;
   readonly retriesLeft: number;
   readonly error: Error;
+  /** The wait before the retry, in ms: the backoff delay, or the server's `Retry-After` when longer. */
+  readonly delayMs: number;
 }
 
 /** Events of {@link RestClient.events}. */
@@ -91,6 +115,13 @@ export interface RestClientEvents {
 function checkTimeout(v: unknown, param: string): number {
   if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
     throw new InvalidParameterError(`invalid '${param}': expected a positive number of milliseconds, got ${String(v)}`, { param });
+  }
+  return v;
+}
+
+function checkNonNegative(v: unknown, param: string, integer: boolean): number {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || (integer && !Number.isSafeInteger(v))) {
+    throw new InvalidParameterError(`invalid '${param}': expected ${integer ? 'an integer' : 'a finite number'} >= 0, got ${String(v)}`, { param });
   }
   return v;
 }
@@ -116,6 +147,8 @@ export function resolveRestClientOptions(o: RestClientOptions): ResolvedRestClie
     onDrift: o.onDrift,
     headers: { accept: 'application/json', ...(o.headers ?? {}) },
     maxResponseBytes: positiveInteger(o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, 'maxResponseBytes'),
+    maxRedirects: checkNonNegative(o.maxRedirects ?? DEFAULT_MAX_REDIRECTS, 'maxRedirects', true),
+    maxRetryAfterMs: checkNonNegative(o.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS, 'maxRetryAfterMs', false),
     clock: o.clock ?? systemClock,
     random: o.random ?? Math.random,
   };
@@ -131,9 +164,10 @@ export function resolveRestClientOptions(o: RestClientOptions): ResolvedRestClie
  * rest.events.on('retry', (e) => log(e.operation, e.error.message));
  *
  * Every method rejects (never throws synchronously) with an `ExchangeReplicaError`:
- * `InvalidParameterError` (nothing sent), `RestApiError` (the server's code and status),
- * `ResponseValidationError`, `ResponseTooLargeError`, `RestTransportError`, `RestTimeoutError`
- * or `AbortedError`.
+ * `InvalidParameterError` (nothing sent), `RestApiError` (`code` `ERR_REST_API`; the server's
+ * code as `serverCode`, and the status), `ResponseValidationError`, `ResponseTooLargeError`,
+ * `ERR_REDIRECT_REFUSED` (a redirect to another origin, or past `maxRedirects`),
+ * `RestTransportError`, `RestTimeoutError` or `AbortedError`.
  */
 export class RestClient {
   readonly options: ResolvedRestClientOptions;
@@ -174,7 +208,16 @@ export class RestClient {
     const url = this.options.baseUrl + fillPath(op.path, checked.value) + encodeQuery(op.params, checked.value);
     const validate = { strict: this.options.strict, onDrift: (r: { path: string; keys: readonly string[] }) => this.#reportDrift(name, r) };
     const attempt = async () => {
-      const answer = await fetchText(url, { fetch: this.options.fetch, timeoutMs, headers: { ...this.options.headers }, operation: name, signal: opts.signal, maxResponseBytes: this.options.maxResponseBytes, clock: this.options.clock });
+      const answer = await fetchText(url, {
+        fetch: this.options.fetch,
+        timeoutMs,
+        headers: { ...this.options.headers },
+        operation: name,
+        signal: opts.signal,
+        maxResponseBytes: this.options.maxResponseBytes,
+        maxRedirects: this.options.maxRedirects,
+        clock: this.options.clock,
+      });
       try {
         return interpretResponse(name, answer, validate) as OperationResponse<N>;
       } catch (e) {
@@ -186,6 +229,7 @@ export class RestClient {
       context: { operation: name },
       clock: this.options.clock,
       random: this.options.random,
+      maxRetryAfterMs: this.options.maxRetryAfterMs,
       onRetry: (info) => this.events.emit('retry', { operation: name, ...info }),
     });
   }

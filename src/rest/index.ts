@@ -3,6 +3,6 @@ export { RestClient, resolveRestClientOptions, type RestClientOptions, type Reso
 export type { DriftEvent } from './DriftDeduper';
 export type { FetchLike } from './fetchText';
 export type { OperationArgs, OperationMethods, OperationParams, OperationResponse, PagedOperationName, RequestOptions, VersionedOperationName, VersionedResponse } from './operationTypes';
-export { DEFAULT_RETRY_POLICY, isRetryableError, resolveRetryPolicy, withRetry, type RetryInfo, type RetryPolicy, type WithRetryHooks } from './retryPolicy';
+export { DEFAULT_MAX_RETRY_AFTER_MS, DEFAULT_RETRY_POLICY, isRateLimitedError, isRetryableError, resolveRetryPolicy, retryAfterMsOf, withRetry, type RetryInfo, type RetryPolicy, type WithRetryHooks } from './retryPolicy';
 export { paginate, type PaginateOptions } from './paginate';
 export { waitForTransaction, type WaitForTransactionOptions } from './waitForTransaction';

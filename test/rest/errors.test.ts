@@ -1,7 +1,9 @@
 /** Error mapping of the REST client: server error bodies, malformed answers, transport, timeout, abort, drift. */
 import { $ZodError } from 'zod/v4/core';
 import { AbortedError, ResponseValidationError, RestApiError, RestTimeoutError, RestTransportError } from '../../src/errors';
+import { LIBRARY_ERROR_CODES } from '../../src/errors/ErrorCode';
 import { RestClient, type DriftEvent, type FetchLike } from '../../src/rest';
+import { interpretResponse } from '../../src/rest/interpretResponse';
 import { HttpStub } from '../helpers/HttpStub';
 import { TS } from './fixtures';
 
@@ -35,22 +37,46 @@ async function failure(p: Promise<unknown>): Promise<Error> {
 }
 
 describe('server error bodies', () => {
-  test('{code: string, error: string} becomes RestApiError with the server code, status and operation', async () => {
+  test('{code: string, error: string} becomes RestApiError: code ERR_REST_API, the server code in serverCode, status and operation', async () => {
     stub.route('/v1/bbo', () => ({ status: 400, json: { code: 'INVALID_PARAMETER', error: "invalid parameter 'market_id': expected an integer" } }));
     const e = await failure(rest.bbo(BBO));
     expect(e).toBeInstanceOf(RestApiError);
-    expect(e).toMatchObject({ code: 'INVALID_PARAMETER', serverCode: 'INVALID_PARAMETER', status: 400, operation: 'bbo' });
+    expect(e).toMatchObject({ code: 'ERR_REST_API', serverCode: 'INVALID_PARAMETER', status: 400, operation: 'bbo' });
     expect(e.message).toContain("invalid parameter 'market_id'");
   });
 
-  test('{code: integer, message: string} becomes RestApiError exposing the integer code', async () => {
+  test('{code: integer, message: string} becomes RestApiError exposing the integer code as serverCode', async () => {
     stub.route('/v1/bbo', () => ({ status: 404, json: { code: 40401, message: 'market not found' } }));
     const e = (await failure(rest.bbo(BBO))) as RestApiError;
     expect(e).toBeInstanceOf(RestApiError);
     expect(e.serverCode).toBe(40401);
-    expect(e.code).toBe('40401');
+    expect(e.code).toBe('ERR_REST_API');
     expect(e.status).toBe(404);
     expect(e.message).toContain('market not found');
+  });
+
+  test('a server code spelling a library code (ERR_ABORTED) stays the server\'s: never taken for a real abort', async () => {
+    stub.route('/v1/bbo', () => ({ status: 400, json: { code: 'ERR_ABORTED', error: 'aborted by the caller' } }));
+    const e = await failure(rest.bbo(BBO));
+    expect(e).toBeInstanceOf(RestApiError);
+    expect(e).not.toBeInstanceOf(AbortedError);
+    expect(e).toMatchObject({ code: 'ERR_REST_API', serverCode: 'ERR_ABORTED', status: 400 });
+  });
+
+  test.each(LIBRARY_ERROR_CODES.map((c) => [c]))('an error body saying %s gives code ERR_REST_API, the body\'s code as serverCode', (libraryCode) => {
+    // Only the string shape can spell a library code (the other one's code is an integer).
+    for (const status of [400, 404, 429, 500, 503]) {
+      const thrown = (() => {
+        try {
+          interpretResponse('bbo', { status, text: JSON.stringify({ code: libraryCode, error: 'x' }) }, {});
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect(thrown).toBeInstanceOf(RestApiError);
+      expect(thrown).toMatchObject({ code: 'ERR_REST_API', serverCode: libraryCode, status });
+    }
   });
 
   test('an error body of unknown shape or not JSON is a ResponseValidationError carrying the status', async () => {

@@ -1,6 +1,6 @@
 /** The shared retry policy: what is retried, how often, with which delays, and how it stops. */
 import { AbortedError, InvalidParameterError, ResponseValidationError, RestApiError, RestTransportError } from '../../src/errors';
-import { isRetryableError, resolveRetryPolicy, RestClient, withRetry, type RetryEvent } from '../../src/rest';
+import { isRateLimitedError, isRetryableError, resolveRetryPolicy, RestClient, withRetry, type RetryEvent } from '../../src/rest';
 import { HttpStub, type StubReply } from '../helpers/HttpStub';
 import { ManualClock } from '../helpers/ManualClock';
 import { TS } from './fixtures';
@@ -57,7 +57,7 @@ describe('RestClient retries', () => {
     r.events.on('retry', (e) => seen.push(e));
     const e = await r.status().catch((err: unknown) => err);
     expect(e).toBeInstanceOf(RestApiError);
-    expect(e).toMatchObject({ status: 500, code: 'INTERNAL_ERROR' });
+    expect(e).toMatchObject({ status: 500, code: 'ERR_REST_API', serverCode: 'INTERNAL_ERROR' });
     expect(stub.requests).toHaveLength(3);
     expect(seen.map((s) => [s.attempt, s.retriesLeft])).toEqual([[1, 1], [2, 0]]);
   });
@@ -136,6 +136,14 @@ describe('withRetry', () => {
     expect(isRetryableError(new InvalidParameterError('m', { param: 'p' }))).toBe(false);
     expect(isRetryableError(new AbortedError('m'))).toBe(false);
     expect(isRetryableError(new Error('m'))).toBe(false);
+  });
+
+  test('a 429 is not isRetryableError (the snapshot loader does not honour Retry-After) but isRateLimitedError, which withRetry retries', () => {
+    const limited = new RestApiError('RATE_LIMITED', 'm', { operation: 'x', status: 429 });
+    expect(isRetryableError(limited)).toBe(false);
+    expect(isRateLimitedError(limited)).toBe(true);
+    expect(isRateLimitedError(new ResponseValidationError('m', { status: 429 }))).toBe(true);
+    expect(isRateLimitedError(new RestApiError('NOT_FOUND', 'm', { operation: 'x', status: 404 }))).toBe(false);
   });
 
   test('a policy is checked and completed with the defaults', () => {
