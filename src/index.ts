@@ -91,6 +91,7 @@ export {
   FrameTooLargeError,
   CursorRepeatedError,
   ConsumerOverflowError,
+  BufferOverflowError,
   type ErrorContext,
 } from './errors';
 export { ERROR_CODES, LIBRARY_ERROR_CODES, isErrorCode, type ErrorCode, type LibraryErrorCode, type ExchangeErrorCode } from './errors/ErrorCode';

@@ -196,3 +196,10 @@ export class ConsumerOverflowError extends ExchangeReplicaError {
     super('ERR_CONSUMER_OVERFLOW', message, context);
   }
 }
+
+/** A bounded buffer of the library was full and dropped its oldest entries (the replica heals: it resyncs or asks for a snapshot that covers the loss). */
+export class BufferOverflowError extends ExchangeReplicaError {
+  constructor(message: string, context: ErrorContext = {}) {
+    super('ERR_BUFFER_OVERFLOW', message, context);
+  }
+}

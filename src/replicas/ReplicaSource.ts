@@ -29,6 +29,12 @@ export interface SourceUpdate {
   /** Local receive time, Unix nanoseconds: the `Clock.nowNs()` of the source when the update arrived. */
   readonly receivedAtNs: bigint;
   readonly data: unknown;
+  /**
+   * What holding the update costs, in bytes: the length of the frame (or message) that
+   * carried it. Bounds the updates a replica holds while a snapshot is on its way
+   * (`maxBufferedBytes`); an update without it counts as 1 KiB.
+   */
+  readonly size?: number;
 }
 
 /** The source skipped updates (or one was invalid): the replica must be rebuilt from a snapshot. */

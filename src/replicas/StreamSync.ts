@@ -25,7 +25,7 @@
  */
 import type { Observable, Unsubscribable } from 'rxjs';
 import { Backoff, type Clock, type Timer } from '../clock';
-import { AbortedError, RequestTimeoutError } from '../errors';
+import { AbortedError, BufferOverflowError, RequestTimeoutError } from '../errors';
 import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
 import { messageOf } from '../errors/messageOf';
 import { streamKey, type ChannelName, type Scope } from '../protocol';
@@ -42,6 +42,7 @@ import type { LoadedSnapshot, SnapshotFetcher } from './SnapshotFetcher';
 import { SnapshotAheadError } from './SnapshotError';
 import { isPermanentSnapshotFailure, SnapshotLoader } from './SnapshotLoader';
 import { loadSinglePage } from './snapshotLoaders';
+import { retryAfterMsOf } from '../rest/retryPolicy';
 import { ReplicaStateMachine, type SyncState } from './ReplicaStateMachine';
 import type { ReplicaStatus, StatusChange } from './ReplicaStatus';
 import type { ReplicaTransitionCode } from './statusCodes';
@@ -97,6 +98,8 @@ export class StreamSync<S> {
   private hasState = false;
   private state!: S;
   private seq = 0n;
+  /** The seq of the last update the stream delivered since it was (re)subscribed; undefined when none. */
+  private streamSeq?: bigint;
   private timestampNs = 0n;
   private receivedAtNs = 0n;
   private snapshotId = 0;
@@ -131,7 +134,7 @@ export class StreamSync<S> {
     };
     this.fetch = (operation, params, signal) => source.snapshot(operation, params, signal);
     this.clock = this.options.clock;
-    this.buffer = new UpdateBuffer<SourceUpdate>(this.options.maxBufferedUpdates);
+    this.buffer = new UpdateBuffer<SourceUpdate>(this.options.maxBufferedUpdates, this.options.maxBufferedBytes);
     const limiter = new ResyncLimiter(this.options.resyncBurst, this.options.resyncRefillMs, this.clock);
     this.loader = new SnapshotLoader(
       {
@@ -227,7 +230,9 @@ export class StreamSync<S> {
       case 'update':
         return this.onUpdate(event);
       case 'resync_required':
-        if (this.isLive() || this.isAhead()) this.startResync('resync_required', `the source skipped updates (${event.reason})`);
+        // While a snapshot is on its way too: it may have been taken before the skipped
+        // updates, and on a quiet stream no later update would show it.
+        if (this.machine.state !== 'idle' && this.machine.state !== 'stale') this.startResync('resync_required', `the source skipped updates (${event.reason})`);
         return;
       case 'disconnected':
         return this.onDisconnected(event.reason);
@@ -239,6 +244,7 @@ export class StreamSync<S> {
     if (resubscribed) this.counts.resubscribed++;
     this.stopWork();
     this.buffer.clear();
+    this.streamSeq = undefined;
     this.toState(this.loading(), resubscribed ? 'resubscribed' : 'subscribed', `subscribed (subscription ${subscriptionId}, generation ${generation})`);
     this.requestSnapshot();
   }
@@ -248,20 +254,51 @@ export class StreamSync<S> {
     this.updateTimer?.record(update.timestampNs, update.receivedAtNs);
     const onLatency = this.options.onLatency;
     if (onLatency) this.guard(() => onLatency(this.key, update.receivedAtNs - update.timestampNs));
+    const previous = this.streamSeq;
+    this.streamSeq = update.seq;
     switch (this.machine.state) {
       case 'live':
         return this.onLiveUpdate(update);
       case 'syncing':
       case 'resyncing':
-        return this.buffer.push(update);
+        return this.onLoadingUpdate(update, previous);
       case 'live_unconfirmed':
+        if (previous !== undefined && update.seq <= previous) return this.onStreamRegressed(update, previous);
         return this.onUnconfirmedUpdate(update);
       case 'syncing_ahead':
       case 'resyncing_ahead':
+        if (previous !== undefined && update.seq <= previous) return this.onStreamRegressed(update, previous);
         return this.onCatchUpUpdate(update);
       default:
         return; // not subscribed
     }
+  }
+
+  /**
+   * A snapshot is on its way: the update is held for it. The held updates must run one
+   * numbering without a hole, or the fold could take an update of another numbering as
+   * S + 1: a regression (a repeat, or a numbering that restarted) makes every held update
+   * and the request on its way worthless (either may be in the old numbering), so the sync
+   * starts again from this update; a jump makes the held updates below it useless (any
+   * snapshot that can follow the jump includes them), and the fold refuses a snapshot below it.
+   */
+  private onLoadingUpdate(update: SourceUpdate, previous: bigint | undefined): void {
+    if (previous !== undefined && update.seq <= previous) return this.onStreamRegressed(update, previous);
+    if (previous !== undefined && update.seq !== previous + 1n) this.buffer.clear();
+    this.pushBuffered(update);
+  }
+
+  /** Holds an update for the snapshot on its way; the first one dropped for room is reported (the alignment check copes with the loss). */
+  private pushBuffered(update: SourceUpdate): void {
+    if (!this.buffer.push(update)) return;
+    const { capacity, maxBytes } = this.buffer;
+    this.report(new BufferOverflowError(`${this.key}: updates held while the snapshot is on its way passed ${capacity} updates or ${maxBytes} bytes (maxBufferedUpdates, maxBufferedBytes): the oldest were dropped, a snapshot that reaches the oldest kept is needed`, this.errorContext()));
+  }
+
+  /** The stream went back (a repeat, or a numbering that restarted): nothing held or on its way can be trusted; resync from this update on. */
+  private onStreamRegressed(update: SourceUpdate, previous: bigint): void {
+    this.startResync('seq_regression', `seq went back from ${previous} to ${update.seq} (a repeat, or a numbering that restarted)`);
+    this.pushBuffered(update);
   }
 
   /** While live, only `seq + 1` applies; anything else resyncs (the update is kept for the new snapshot). */
@@ -272,12 +309,15 @@ export class StreamSync<S> {
     } else {
       this.startResync('seq_jump', `seq jumped from ${this.seq} to ${update.seq}`);
     }
-    this.buffer.push(update);
+    this.pushBuffered(update);
   }
 
   /**
    * Live from a snapshot no update reached yet: the stream's copy of the snapshot's last
-   * update confirms it; an update below it shows the stream is behind the snapshot shown.
+   * update confirms it. An update below it is ambiguous: the stream may be behind the
+   * snapshot, or its numbering may have restarted (the snapshot then belongs to the old
+   * one); waiting for the stream to reach the snapshot would show an old-numbering state as
+   * live in the second case, so a new snapshot is fetched, in the stream's numbering now.
    */
   private onUnconfirmedUpdate(update: SourceUpdate): void {
     if (update.seq === this.seq + 1n) return this.applyLive(update);
@@ -285,9 +325,12 @@ export class StreamSync<S> {
       this.toState('live', 'caught_up', `the stream reached snapshot ${this.seq}`);
       return;
     }
-    if (update.seq < this.seq) return this.onStreamBehindSnapshot(update);
-    this.startResync('seq_jump', `seq jumped from ${this.seq} to ${update.seq}`);
-    this.buffer.push(update);
+    if (update.seq < this.seq) {
+      this.startResync('snapshot_ahead', `the stream (at seq ${update.seq}) is below snapshot ${this.seq} shown: behind it, or a numbering that restarted`);
+    } else {
+      this.startResync('seq_jump', `seq jumped from ${this.seq} to ${update.seq}`);
+    }
+    this.pushBuffered(update);
   }
 
   private applyLive(update: SourceUpdate): void {
@@ -298,7 +341,7 @@ export class StreamSync<S> {
       this.report(error);
       this.startResync('integrity', `update ${update.seq} rejected: ${messageOf(error)}`);
       // The fresh snapshot may predate this update: keep it to fold in after the snapshot.
-      this.buffer.push(update);
+      this.pushBuffered(update);
       return;
     }
     this.state = next;
@@ -307,23 +350,6 @@ export class StreamSync<S> {
     this.receivedAtNs = update.receivedAtNs;
     if (this.machine.state !== 'live') this.toState('live', 'caught_up', `the stream reached snapshot ${update.seq - 1n}`);
     this.emit('update', update);
-  }
-
-  /** The stream shows it is behind the snapshot shown: the state is not known to follow the stream until it catches up. */
-  private onStreamBehindSnapshot(update: SourceUpdate): void {
-    this.counts.snapshot_ahead++;
-    // Live unconfirmed: the state shown is its snapshot, no update folded.
-    const held: BuiltState<S> = {
-      state: this.state,
-      snapshotSequence: this.seq,
-      seq: this.seq,
-      timestampNs: this.timestampNs,
-      receivedAtNs: this.receivedAtNs,
-      snapshot: this.shownSnapshot,
-      folded: this.onApplied !== undefined ? [] : undefined,
-    };
-    this.liveness.stop();
-    this.holdUntilCaughtUp(held, update.seq, 'stream_behind', `snapshot ${this.seq} is ahead of the stream (at seq ${update.seq}): waiting for it to catch up`);
   }
 
   /** A built state waits for the stream to reach its sequence; updates it already includes are skipped. */
@@ -336,7 +362,7 @@ export class StreamSync<S> {
     if (update.seq === held.seq) return this.show(held, 'caught_up', `the stream caught up with snapshot ${held.snapshotSequence}`);
     if (update.seq !== held.seq + 1n) {
       this.startResync('seq_jump', `seq jumped from ${held.seq} to ${update.seq} while catching up with snapshot ${held.snapshotSequence}`);
-      this.buffer.push(update);
+      this.pushBuffered(update);
       return;
     }
     let ready: BuiltState<S>;
@@ -345,7 +371,7 @@ export class StreamSync<S> {
     } catch (error) {
       this.report(error);
       this.startResync('integrity', `update ${update.seq} rejected: ${messageOf(error)}`);
-      this.buffer.push(update);
+      this.pushBuffered(update);
       return;
     }
     this.show(ready, 'caught_up', `the stream caught up with snapshot ${held.snapshotSequence}`);
@@ -371,6 +397,7 @@ export class StreamSync<S> {
   private onDisconnected(reason: string): void {
     this.stopWork();
     this.buffer.clear();
+    this.streamSeq = undefined;
     if (this.machine.state !== 'stale') this.counts.disconnected++;
     this.toState('stale', 'disconnected', `disconnected: ${reason}`);
   }
@@ -488,7 +515,9 @@ export class StreamSync<S> {
       return;
     }
     this.report(error);
-    this.requestSnapshot(this.options.retryAfterMs);
+    // A 429/503 that said how long to wait is honoured, up to maxRetryAfterMs.
+    const asked = Math.min(retryAfterMsOf(error) ?? 0, this.options.maxRetryAfterMs);
+    this.requestSnapshot(Math.max(this.options.retryAfterMs, asked));
   }
 
   /**

@@ -61,12 +61,25 @@ export interface StreamSyncOptions {
   /** Most updates buffered while a snapshot is on its way (oldest dropped beyond). @default 10000 */
   readonly maxBufferedUpdates?: number;
   /**
+   * Most bytes of updates buffered while a snapshot is on its way (each update counted at the
+   * length of the frame that carried it); beyond, the oldest are dropped and
+   * `ERR_BUFFER_OVERFLOW` is reported once per snapshot request: the alignment check then
+   * asks for a snapshot that reaches the oldest update kept.
+   * @default 67108864 (64 MiB)
+   */
+  readonly maxBufferedBytes?: number;
+  /**
    * Delay (ms) before asking again for a snapshot when a request failed past its retries
    * (`resync.retry`), before subscribing again after a subscribe that timed out, and the
    * longest backoff before refetching a snapshot that stayed ahead of the stream.
    * @default 5000
    */
   readonly retryAfterMs?: number;
+  /**
+   * Longest wait (ms) honoured from a snapshot answer's `Retry-After` (429, 503) before asking
+   * again; a longer one is cut to this. @default 60000
+   */
+  readonly maxRetryAfterMs?: number;
   /**
    * Snapshot requests of this stream allowed back to back; beyond, one per `resyncRefillMs`
    * (a token bucket), so a server that asks for resyncs without end cannot flood REST.
@@ -100,7 +113,9 @@ export interface StreamSyncOptions {
 export interface ResolvedStreamSyncOptions {
   readonly livenessMs: number;
   readonly maxBufferedUpdates: number;
+  readonly maxBufferedBytes: number;
   readonly retryAfterMs: number;
+  readonly maxRetryAfterMs: number;
   readonly resyncBurst: number;
   readonly resyncRefillMs: number;
   readonly snapshotAheadMs: number;
@@ -118,7 +133,9 @@ export function resolveStreamSyncOptions(channel: ChannelName, options: StreamSy
   return {
     livenessMs: nonNegative('livenessMs', options.livenessMs ?? DEFAULT_LIVENESS_MS[channel] ?? 0),
     maxBufferedUpdates: positiveInteger(options.maxBufferedUpdates ?? 10_000, 'maxBufferedUpdates'),
+    maxBufferedBytes: positiveInteger(options.maxBufferedBytes ?? 64 * 1024 * 1024, 'maxBufferedBytes'),
     retryAfterMs: nonNegative('retryAfterMs', options.retryAfterMs ?? 5000),
+    maxRetryAfterMs: nonNegative('maxRetryAfterMs', options.maxRetryAfterMs ?? 60_000),
     resyncBurst: positiveInteger(options.resyncBurst ?? 5, 'resyncBurst'),
     resyncRefillMs: nonNegative('resyncRefillMs', options.resyncRefillMs ?? 1000),
     snapshotAheadMs: nonNegative('snapshotAheadMs', options.snapshotAheadMs ?? 5000),

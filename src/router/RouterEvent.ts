@@ -26,6 +26,8 @@ export interface UpdateEvent {
   /** Local receive time, Unix nanoseconds (same clock base as `timestampNs` when clocks agree). */
   readonly receivedAtNs: bigint;
   readonly data: unknown;
+  /** The length of the frame that carried it (what holding it costs, roughly, in bytes); the router always sets it. */
+  readonly size?: number;
 }
 
 /**

@@ -276,7 +276,7 @@ export class SubscriptionRouter {
       const frame = decoded.frame;
       switch (frame.type) {
         case 'update':
-          return this.onUpdate(frame, decoded.dataValidated === true, receivedAtNs);
+          return this.onUpdate(frame, decoded.dataValidated === true, receivedAtNs, text.length);
         case 'resync_required':
           return this.onResyncRequired(frame);
         case 'subscribed':
@@ -308,7 +308,7 @@ export class SubscriptionRouter {
     this.dispatch(entry, { kind: 'resync_required', reason: 'invalid_update' });
   }
 
-  private onUpdate(frame: UpdateFrame, dataValidated: boolean, receivedAtNs: bigint): void {
+  private onUpdate(frame: UpdateFrame, dataValidated: boolean, receivedAtNs: bigint, size: number): void {
     const entry = this.streamOf(frame.subscription_id, 'update');
     if (entry === undefined) return;
     if (frame.channel !== entry.channel) return this.invalidUpdate(entry, `update for subscription ${frame.subscription_id} names channel ${frame.channel}, expected ${entry.channel}`);
@@ -318,7 +318,7 @@ export class SubscriptionRouter {
       if (!checked.ok) return this.invalidUpdate(entry, `update seq ${frame.seq} of ${entry.key} does not match the channel's schema: ${summarizeZodError(checked.error)}`);
       data = checked.value;
     }
-    this.dispatch(entry, { kind: 'update', seq: uint64(frame.seq), timestampNs: BigInt(frame.timestamp_ns), receivedAtNs, data });
+    this.dispatch(entry, { kind: 'update', seq: uint64(frame.seq), timestampNs: BigInt(frame.timestamp_ns), receivedAtNs, data, size });
   }
 
   /** Validation options of an update's data: drift reports name the stream. */

@@ -52,19 +52,20 @@ describe('StreamSync: a stream that repeats, regresses or restarts its numbering
     expect(h.fetcher.calls).toHaveLength(1);
   });
 
-  it('leaves live when a quiet stream turns out to be behind the snapshot shown, and comes back when it catches up', async () => {
+  it('leaves live when a quiet stream turns out to be below the snapshot shown (behind it, or renumbered), and takes a new snapshot', async () => {
     h = new SyncHarness();
     h.stream.subscribed();
     await h.answer('A', 10);
     await waitFor(h.sync.states$, (x) => x.status === 'live');
     h.stream.update(8, {});
     expect(h.sync.status).toBe('resyncing');
+    expect(h.sync.resyncCounts.snapshot_ahead).toBe(1);
     h.stream.update(9, {});
+    await h.answer('B', 9);
+    await waitFor(h.sync.states$, (x) => x.status === 'live');
     h.stream.update(10, {});
-    expect(h.sync.status).toBe('live');
-    h.stream.update(11, {});
-    expect(h.last).toMatchObject({ status: 'live', seq: 11n, state: { snapshot: 'A', applied: [11n] } });
-    expect(h.fetcher.calls).toHaveLength(1);
+    expect(h.last).toMatchObject({ status: 'live', seq: 10n, state: { snapshot: 'B', applied: [10n] } });
+    expect(h.fetcher.calls).toHaveLength(2);
   });
 
   it('a jump while catching up resyncs', async () => {

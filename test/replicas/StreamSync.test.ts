@@ -323,7 +323,7 @@ describe('StreamSync: failures and consumers', () => {
     await waitFor(h.sync.status$, (c) => c.to === 'failed' && c.code === 'failed_snapshot');
     expect(h.sync.status).toBe('failed');
     expect(h.stream.observed).toBe(false);
-    expect(h.failure).toMatchObject({ code: 'NOT_FOUND' });
+    expect(h.failure).toMatchObject({ code: 'ERR_REST_API', serverCode: 'NOT_FOUND' });
   });
 
   it('fails when the router refuses the subscription', () => {
