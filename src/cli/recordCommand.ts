@@ -13,6 +13,7 @@ import { nonNegativeFlag, positiveMsFlag } from './flagParsers';
 import { addViewTargetFlags, checkViewTargetFlags } from './view/viewTargetFlags';
 import { reportCliError } from './reportCliError';
 import { RunControl, type StopReason } from './RunControl';
+import { safeText } from './term/safeText';
 import { pickTargets, type PickOptions, type ViewTargets } from './view/pickTargets';
 import { ViewModel } from './view/ViewModel';
 
@@ -60,7 +61,8 @@ export interface RecordOptions extends PickOptions {
  * @returns why it stopped and what was recorded
  */
 export async function runRecord(options: RecordOptions): Promise<{ reason: StopReason; stats: RecorderStats }> {
-  const print = options.print ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  // Market symbols are the exchange's: shown, never obeyed by the terminal.
+  const print = options.print ?? ((line: string) => void process.stdout.write(`${safeText(line)}\n`));
   let sim: Simulator | undefined;
   let restUrl = options.restUrl;
   let wsUrl = options.wsUrl;

@@ -15,6 +15,7 @@ import { CliUsageError } from './CliUsageError';
 import { reportCliError } from './reportCliError';
 import { integerFlag, positiveMsFlag, urlFlag } from './flagParsers';
 import { RunControl } from './RunControl';
+import { safeText } from './term/safeText';
 
 const EXAMPLES = `
 Examples:
@@ -110,7 +111,8 @@ async function runRelay(flags: Record<string, unknown>): Promise<void> {
     .filter(Boolean);
   const asked = streamsOf(flags);
   const control = new RunControl(flags.durationMs as number | undefined);
-  const out = (line: string) => void process.stdout.write(`${line}\n`);
+  // Stream keys and statuses come from the exchange and the flags: shown, never obeyed by the terminal.
+  const out = (line: string) => void process.stdout.write(`${safeText(line)}\n`);
   const client = new ExchangeClient({ restUrl, ...(flags.wsUrl !== undefined ? { wsUrl: flags.wsUrl as string } : {}) });
   let relay: ReplicaRelay | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -132,7 +134,7 @@ async function runRelay(flags: Record<string, unknown>): Promise<void> {
     r.status$.subscribe(({ streamKey, status }) => out(`status ${streamKey} ${status}`));
     r.errors$.subscribe((e) => {
       const code = e instanceof ExchangeReplicaError ? e.code : ((e as { code?: unknown })?.code ?? 'ERR_UNKNOWN');
-      process.stderr.write(`warning ${String(code)}: ${((e as Error)?.message ?? String(e)).replace(/\s*\n\s*/g, ' ')}\n`);
+      process.stderr.write(`warning ${safeText(String(code))}: ${safeText(((e as Error)?.message ?? String(e)).replace(/\s*\n\s*/g, ' '))}\n`);
     });
     const summary = () => {
       const d = r.describe();

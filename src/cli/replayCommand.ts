@@ -11,6 +11,7 @@ import { integerFlag, positiveMsFlag } from './flagParsers';
 import type { RecordMeta } from './recordCommand';
 import { reportCliError } from './reportCliError';
 import type { StopReason } from './RunControl';
+import { safeText } from './term/safeText';
 import type { Terminal } from './term/Terminal';
 import type { ViewTargets } from './view/pickTargets';
 import { runView } from './view/runView';
@@ -52,7 +53,7 @@ function targetsOf(meta: unknown, file: string): ViewTargets {
 
 /** Replays to the end (or a stop); returns why the view stopped and what was replayed. */
 export async function runReplay(options: ReplayCommandOptions): Promise<{ reason: StopReason; result: ReplayResult | undefined }> {
-  const print = options.print ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const print = options.print ?? ((line: string) => void process.stdout.write(`${safeText(line)}\n`));
   const speed = options.speed ?? 1;
   const replayer = new Replayer(options.file, { speed, session: options.session ?? 0 });
   const targets = targetsOf(replayer.header.meta, options.file);

@@ -10,6 +10,7 @@ import { Simulator } from '../simulator/Simulator';
 import { CliUsageError } from './CliUsageError';
 import { reportCliError } from './reportCliError';
 import { integerFlag, positiveMsFlag, urlFlag } from './flagParsers';
+import { safeJson } from './term/safeText';
 
 const INTEGER_TEXT = /^-?[0-9]+$/;
 
@@ -60,7 +61,8 @@ async function runRest(name: OperationName, flags: RestFlags): Promise<void> {
   try {
     const rest = new RestClient({ baseUrl: sim?.restUrl ?? restUrl!, timeoutMs: flags.timeoutMs });
     const out = await rest.call(name, params);
-    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    // safeJson: C1 and bidi controls in the exchange's strings are escaped too (JSON.stringify leaves them raw).
+    process.stdout.write(`${safeJson(out, 2)}\n`);
   } finally {
     await sim?.stop();
   }

@@ -8,6 +8,7 @@ import { Simulator } from '../simulator/Simulator';
 import type { SimulatorOptions } from '../simulator/simulatorOptions';
 import { integerFlag, nonNegativeFlag } from './flagParsers';
 import { reportCliError } from './reportCliError';
+import { safeText } from './term/safeText';
 
 /** Hooks for embedding and tests. */
 export interface SimulateCommandHooks {
@@ -116,7 +117,8 @@ export function simulateCommand(hooks: SimulateCommandHooks = {}): Command {
       };
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
-      write(`restUrl ${sim.restUrl}\nwsUrl ${sim.wsUrl}\n`);
+      // The URLs hold --host as given: shown, never obeyed by the terminal.
+      write(`restUrl ${safeText(sim.restUrl)}\nwsUrl ${safeText(sim.wsUrl)}\n`);
       write(`simulator ready (seed ${sim.options.seed}, ${sim.engine.markets.length} markets, ${sim.options.paused ? 'order flow paused' : `${sim.options.eventsPerSecond} events/s`}); Ctrl-C to stop\n`);
       hooks.onStarted?.(sim, shutdown);
     });

@@ -45,7 +45,8 @@ describe('rest command', () => {
 
     const unknown = await runProgram(['rest', 'bbo', '--rest-url', sim.restUrl, '--market_type', 'perp', '--market_id', '99']);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/^error NOT_FOUND: .*\n$/);
+    // The server's code is in the message; the line's code is the library's (ERR_REST_API).
+    expect(unknown.stderr).toMatch(/^error ERR_REST_API: bbo: .*\(HTTP 404, NOT_FOUND\)\n$/);
   });
 
   it('needs a target, checks URLs, and shows help with examples', async () => {

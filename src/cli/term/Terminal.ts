@@ -5,6 +5,7 @@
  */
 import { CSI, truncate } from './ansi';
 import { guardBrokenPipe } from './brokenPipe';
+import { safeLine } from './safeText';
 
 /** Streams a Terminal uses (process.stdout / process.stdin by default). */
 export interface TerminalStreams {
@@ -80,7 +81,10 @@ export class Terminal {
     this.onResizeListeners.add(cb);
   }
 
-  /** Replaces the screen with `lines` (cut to the terminal's width and height). */
+  /**
+   * Replaces the screen with `lines` (cut to the terminal's width and height). Every control
+   * character in them but the colour sequences is made visible (see safeText.ts).
+   */
   draw(lines: readonly string[]): void {
     if (this.outputClosed) return;
     const width = this.columns;
@@ -88,14 +92,14 @@ export class Terminal {
     let out = CSI.home;
     const shown = lines.length > height ? lines.slice(0, height) : lines;
     shown.forEach((line, i) => {
-      out += truncate(line, width) + CSI.clearLine + (i < shown.length - 1 ? '\r\n' : '');
+      out += truncate(safeLine(line), width) + CSI.clearLine + (i < shown.length - 1 ? '\r\n' : '');
     });
     this.streams.output.write(out + CSI.clearBelow);
   }
 
-  /** Prints one line (non-interactive output). */
+  /** Prints one line (non-interactive output), made safe as `draw` does. */
   println(line: string): void {
-    if (!this.outputClosed) this.streams.output.write(`${line}\n`);
+    if (!this.outputClosed) this.streams.output.write(`${safeLine(line)}\n`);
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import type { Market } from '../../protocol';
 import { atomsToAmount, baseLotsToSize, formatRatio, quoteLotsToQuoteAmount, ticksToPrice, type FormatOptions } from '../../units';
+import { safeText } from '../term/safeText';
 
 /** Decimals shown when a unit has no finite decimal expansion (rounded, never silently). */
 const FALLBACK_DECIMALS = 8;
@@ -65,8 +66,14 @@ export class MarketFormat {
     this.quoteOpts = q.opts;
   }
 
+  /** The market's symbol for display: the exchange chose it, so its control characters are made visible (safeText.ts). */
   get symbol(): string {
-    return this.market.symbol;
+    return safeText(this.market.symbol);
+  }
+
+  /** The quote token's name for display, made safe like {@link symbol}. */
+  get quoteToken(): string {
+    return safeText(this.market.quote_token);
   }
 
   /** Price ticks as a decimal price (quote units per base unit). */

@@ -4,6 +4,7 @@
  */
 import type { Order, Position } from '../../protocol';
 import { bold, cyan, dim, green, padEnd, red, visibleLength } from '../term/ansi';
+import { safeText } from '../term/safeText';
 import { tokenAmount } from './MarketFormat';
 import { statusColor } from './statusColor';
 import type { ViewModel } from './ViewModel';
@@ -16,9 +17,9 @@ export interface AccountLayout {
   readonly orders: number;
 }
 
-/** `Abcd…wxyz` */
+/** `Abcd…wxyz`, its control characters made visible (an address may come from the exchange). */
 export function shortAddress(address: string): string {
-  return address.length > 12 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address;
+  return safeText(address.length > 12 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address);
 }
 
 function signed(text: string): string {
@@ -48,13 +49,13 @@ export function accountPanel(vm: ViewModel, layout: AccountLayout): string[] {
   const a = vm.account?.state;
   if (!a) return [head, dim(' waiting for the account snapshot...')];
   const q = vm.formats.any();
-  const quote = (lots: string) => (q ? `${q.quote(lots)} ${q.market.quote_token}` : `${lots} quote lots`);
+  const quote = (lots: string) => (q ? `${q.quote(lots)} ${q.quoteToken}` : `${lots} quote lots`);
   const sub = a.subaccount;
   const lines = [`${head}  ${dim(sub.status)}  equity ${bold(quote(sub.equity_quote_lots))}  available ${quote(sub.available_margin_quote_lots)}  IM ${quote(sub.initial_margin_requirement_quote_lots)}`];
   const balances = [...a.balances.values()].map((b) => {
     const d = vm.tokenDecimals.get(b.token_id);
     const locked = b.locked_token_atoms === '0' ? '' : dim(` (locked ${tokenAmount(b.locked_token_atoms, d)})`);
-    return `${b.token_id} ${tokenAmount(b.total_token_atoms, d)}${locked}`;
+    return `${safeText(b.token_id)} ${tokenAmount(b.total_token_atoms, d)}${locked}`;
   });
   lines.push(` ${dim('balances')}  ${balances.join('   ') || dim('none')}`);
   const positions = [...a.positions.values()];

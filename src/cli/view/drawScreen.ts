@@ -4,6 +4,7 @@
  * subscription's status, latency and rates, and the keys. Pure. @internal
  */
 import { bold, dim, inverse, padEnd, truncate, visibleLength, yellow } from '../term/ansi';
+import { safeText } from '../term/safeText';
 import { accountPanel } from './accountPanel';
 import { marketPanel, type PanelLayout } from './marketPanel';
 import { statusColor } from './statusColor';
@@ -14,7 +15,7 @@ const PANEL_WIDTH = 58;
 
 function header(f: ViewFrame, width: number): string {
   const c = f.vm.connection;
-  const text = ` exchange-replica view · ${(f.elapsedMs / 1000).toFixed(0)}s · feed ${statusColor(c.state)} ${dim(`(${c.reason})`)} · ${f.label}`;
+  const text = ` exchange-replica view · ${(f.elapsedMs / 1000).toFixed(0)}s · feed ${statusColor(c.state)} ${dim(`(${safeText(c.reason)})`)} · ${safeText(f.label)}`;
   return inverse(padEnd(text, width));
 }
 
@@ -64,12 +65,13 @@ function metricsLines(f: ViewFrame): string[] {
     ` ${bold('latency')} server→draw p50 ${ms(r.latency.p50)} p99 ${ms(r.latency.p99)} · server→replica p50 ${ms(f.feed.p50)} p99 ${ms(f.feed.p99)} ${dim('(worst stream)')}`,
     ` ${bold('rates')} frames/s ${r.framesPerSecond.toFixed(0)} · updates/s ${r.updatesPerSecond.toFixed(0)} · draws/s ${r.drawsPerSecond.toFixed(1)} · resyncs ${f.resyncs.total}${resyncs ? ` (${resyncs})` : ''} · errors ${f.vm.errorCount}`,
   ];
-  if (f.vm.lastError) lines.push(dim(` last error: ${f.vm.lastError.message}`));
+  // The message may quote the server.
+  if (f.vm.lastError) lines.push(dim(` last error: ${safeText(f.vm.lastError.message)}`));
   return lines;
 }
 
 function keysLine(f: ViewFrame): string {
-  const fault = f.lastFault ? `  last fault: ${yellow(f.lastFault.kind)} ${dim(`${f.lastFault.description} (${new Date(f.lastFault.atMs).toISOString().slice(11, 19)})`)}` : '';
+  const fault = f.lastFault ? `  last fault: ${yellow(f.lastFault.kind)} ${dim(`${safeText(f.lastFault.description)} (${new Date(f.lastFault.atMs).toISOString().slice(11, 19)})`)}` : '';
   const fKey = f.faultsEnabled ? `${bold('f')} inject a random fault` : dim('f disabled (real exchange)');
   return ` ${fKey} · ${bold('q')} quit${fault}`;
 }

@@ -92,7 +92,7 @@ function statsLines(mv: MarketView): string[] {
   const change = s.change_24h_bps === undefined ? '-' : bpsToPercent(s.change_24h_bps);
   const lines = [
     ` last ${bold(price(s.last_price_ticks))}  mark ${price(s.mark_price_ticks)}  24h ${change}`,
-    ` vol ${f.size(s.volume_24h_base_lots)} (${f.quote(s.volume_24h_quote_lots)} ${f.market.quote_token})  hi ${price(s.high_24h_price_ticks)} lo ${price(s.low_24h_price_ticks)}`,
+    ` vol ${f.size(s.volume_24h_base_lots)} (${f.quote(s.volume_24h_quote_lots)} ${f.quoteToken})  hi ${price(s.high_24h_price_ticks)} lo ${price(s.low_24h_price_ticks)}`,
   ];
   if (mv.market.market_type === 'perp') {
     const fr = s.funding_rate_100th_bps === undefined ? '-' : rate100thBpsToPercent(s.funding_rate_100th_bps);
@@ -110,7 +110,7 @@ function statsLines(mv: MarketView): string[] {
 export function marketPanel(mv: MarketView, layout: PanelLayout): string[] {
   const m = mv.market;
   const status = mv.book?.status ?? 'waiting';
-  const title = ` ${bold(cyan(m.symbol))} ${dim(`${m.market_type} #${m.market_id}`)}${m.status === 'active' ? '' : ` ${yellow(m.status)}`}`;
+  const title = ` ${bold(cyan(mv.fmt.symbol))} ${dim(`${m.market_type} #${m.market_id}`)}${m.status === 'active' ? '' : ` ${yellow(m.status)}`}`;
   const lines = [padEnd(title, layout.width - 12) + padStart(`book ${statusColor(status)}`, 12)];
   if (!mv.book) lines.push(dim(' waiting for the book snapshot...'), ...new Array<string>(layout.levels * 2 + 1).fill(''));
   else lines.push(...bookLines(mv, layout));

@@ -8,6 +8,7 @@
 import { systemClock } from '../../clock';
 import { RunControl, type StopReason } from '../RunControl';
 import { openTarget, type Target } from '../target';
+import { safeText } from '../term/safeText';
 import { Terminal } from '../term/Terminal';
 import { drawScreen } from './drawScreen';
 import { FaultPicker, type InjectedFault } from './FaultPicker';
@@ -111,7 +112,8 @@ export async function runView(options: ViewOptions, io: ViewIo = {}): Promise<St
       terminal.onResize(draw);
     } else {
       const account = targets.account ? `; account ${shortAddress(targets.account.address)}/${targets.account.subaccount_id}` : '';
-      const shown = `${target.label}; markets ${targets.markets.map((m) => m.symbol).join(', ')}${account}`;
+      // The symbols are the exchange's: shown, never obeyed by the terminal.
+      const shown = `${safeText(target.label)}; markets ${targets.markets.map((m) => safeText(m.symbol)).join(', ')}${account}`;
       terminal.println(server ? `view: serving ${server.url} (${shown}); Ctrl-C stops` : `view: ${shown}; one line a second`);
     }
     if (terminal.readsKeys) {

@@ -4,6 +4,7 @@
  * status. Drawn on a timer, so a fast stream costs one draw per tick. @internal
  */
 import { bold, dim, inverse, padEnd } from '../term/ansi';
+import { safeJson } from '../term/safeText';
 import type { Terminal } from '../term/Terminal';
 import { statusColor } from '../view/statusColor';
 import { prettyJson } from './prettyJson';
@@ -49,7 +50,7 @@ export class WatchScreen {
       const room = Math.max(1, rows - lines.length);
       for (const r of this.recent.slice(-room)) {
         const { channel: _c, stream: _s, ...rest } = r;
-        lines.push(` ${JSON.stringify(rest)}`);
+        lines.push(` ${safeJson(rest)}`);
       }
     } else {
       lines.push(dim(' waiting for the first snapshot...'));

@@ -12,6 +12,7 @@ import { reportCliError } from '../reportCliError';
 import { booleanFlag, integerFlag, positiveMsFlag, urlFlag } from '../flagParsers';
 import { RunControl } from '../RunControl';
 import { openTarget } from '../target';
+import { safeJson, safeText } from '../term/safeText';
 import { Terminal } from '../term/Terminal';
 import { WatchScreen } from './WatchScreen';
 import { MARKET_TYPES, scopeFlags, scopeFor, watchSource, type ScopeFlags } from './watchSource';
@@ -100,7 +101,7 @@ async function runWatch(channel: ChannelName, flags: WatchFlags): Promise<void> 
   const isFailure = (e: ExchangeReplicaError): boolean => e === failure || (failure instanceof ExchangeReplicaError && failure.code === e.code && failure.message === e.message);
   const flushWarnings = (): void => {
     warningsTimer = undefined;
-    for (const e of warnings.splice(0)) if (!isFailure(e)) process.stderr.write(`warning ${e.code}: ${e.message.replace(/\s*\n\s*/g, ' ')}\n`);
+    for (const e of warnings.splice(0)) if (!isFailure(e)) process.stderr.write(`warning ${safeText(e.code)}: ${safeText(e.message.replace(/\s*\n\s*/g, ' '))}\n`);
   };
   const restoreOnExit = (): void => terminal.restore();
   try {
@@ -112,7 +113,7 @@ async function runWatch(channel: ChannelName, flags: WatchFlags): Promise<void> 
         next: (record) => {
           if (control.isStopped) return;
           if (screen) screen.push(record);
-          else terminal.println(JSON.stringify(record));
+          else terminal.println(safeJson(record));
           if (max !== undefined && ++printed >= max) control.stop('count');
         },
         error: (e: unknown) => {
