@@ -9,7 +9,7 @@
  */
 
 // The client
-export { ExchangeClient, feedUrlFor, whenLive, iterate, type WhenLiveOptions, type IterateOptions, type ClientEvents, type ExchangeClientOptions, type MarketParams, type CandleParams, type PerpCandleParams, type PerpMarketParams, type AccountParams, type StreamMetricsSnapshot } from './client';
+export { ExchangeClient, feedUrlFor, whenLive, iterate, type WhenLiveOptions, type IterateOptions, type ClientEvents, type ExchangeClientOptions, type MarketParams, type CandleParams, type PerpCandleParams, type PerpMarketParams, type AccountParams, type StreamMetricsSnapshot, type ArbitrationOptions, type LineStats } from './client';
 
 // REST
 export { RestClient, paginate, waitForTransaction, withRetry, DEFAULT_RETRY_POLICY, isRetryableError, type RestClientOptions, type RetryPolicy, type RequestOptions, type OperationParams, type OperationResponse, type PaginateOptions, type WaitForTransactionOptions, type FetchLike, type DriftEvent } from './rest';

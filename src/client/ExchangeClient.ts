@@ -4,7 +4,7 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import { Observable, Subject, type Observable as Obs } from 'rxjs';
-import { Connection } from '../connection';
+import type { Connection } from '../connection';
 import { ClientClosedError, ExchangeReplicaError } from '../errors';
 import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
 import { streamKey, type ChannelName, type DriftReport, type Scope } from '../protocol';
@@ -33,10 +33,10 @@ import {
   type ReplicaLease,
   type SharedReplicas,
 } from '../replicas';
-import { SubscriptionRouter, type UpdateEvent } from '../router';
+import type { SubscriptionRouter, UpdateEvent } from '../router';
 import { resolveClientOptions, type ExchangeClientOptions, type ResolvedClientOptions } from './clientOptions';
 import { accountScopeOf, scopeOf, type AccountParams, type CandleParams, type MarketParams, type PerpCandleParams, type PerpMarketParams } from './replicaParams';
-import { ExchangeSource } from './ExchangeSource';
+import { FeedLines, type LineStats } from './FeedLines';
 import { ReplicaPool } from './ReplicaPool';
 import { StreamMetrics, type StreamMetricsSnapshot } from './StreamMetrics';
 import { GuardedObservable, subscriberError, type GuardSink } from './GuardedObservable';
@@ -81,6 +81,7 @@ export class ExchangeClient {
 
   private readonly options: ResolvedClientOptions;
   private readonly router: SubscriptionRouter;
+  private readonly feed: FeedLines;
   private readonly scheduler: ResyncScheduler;
   private readonly pool: ReplicaPool;
   private readonly metrics = new StreamMetrics();
@@ -119,17 +120,15 @@ export class ExchangeClient {
     this.replicaIo = io ? { clock: io.wrapClock(o.replica.clock!), random: io.wrapRandom(o.replica.random!) } : {};
     this.rest = new RestClient({ ...rest, baseUrl: o.restUrl, strict: o.strict });
     this.rest.events.on('drift', (d) => this.drift({ ...d, source: 'rest' }));
-    this.connection = new Connection({ ...connection, url: o.wsUrl });
-    this.router = new SubscriptionRouter(this.connection, {
-      ...o.router,
-      clock: routerClock,
-      strict: o.strict,
-      onDrift: (report, ctx) => this.drift({ ...report, source: 'feed', channel: ctx.channel }),
-    });
-    this.router.errors.subscribe((e) => this.report(e));
-    this.connection.on('error', (e: unknown) => this.report(e));
+    this.feed = new FeedLines(o, connection, { ...o.router, clock: routerClock, strict: o.strict, onDrift: (report, ctx) => this.drift({ ...report, source: 'feed', channel: ctx.channel }) }, this.rest);
+    this.connection = this.feed.lines[0]!.connection;
+    this.router = this.feed.lines[0]!.router;
+    for (const line of this.feed.lines) {
+      line.router.errors.subscribe((e) => this.report(e));
+      line.connection.on('error', (e: unknown) => this.report(e));
+    }
     this.scheduler = new ResyncScheduler(o.resync);
-    this.deps = { source: o.source ?? new ExchangeSource(this.router, this.rest), scheduler: this.scheduler, timerOf: (key) => this.metrics.timer(key) };
+    this.deps = { source: o.source ?? this.feed.source, scheduler: this.scheduler, timerOf: (key) => this.metrics.timer(key) };
   }
 
   /**
@@ -305,6 +304,14 @@ export class ExchangeClient {
     return total;
   }
 
+  /**
+   * What each feed line is doing (`lines` / `wsUrls`): its connection state, the updates it
+   * brought first or late, its holes another line filled, and the resyncs that spared.
+   */
+  lineStats(): LineStats {
+    return this.feed.stats();
+  }
+
   /** Number of replicas running and of server subscriptions held (0 and 0 after every subscriber left). */
   activity(): { replicas: number; serverSubscriptions: number; pendingRequests: number } {
     return { replicas: this.pool.size, serverSubscriptions: this.router.activeServerSubscriptions(), pendingRequests: this.router.pendingRequests() };
@@ -315,8 +322,7 @@ export class ExchangeClient {
     if (this.closed) return;
     this.closed = true;
     this.pool.closeAll();
-    this.router.close();
-    this.connection.close();
+    this.feed.close();
     this.scheduler.close();
     this.errorSubject.complete();
     this.events.removeAllListeners();

@@ -13,6 +13,19 @@ export interface ExchangeClientOptions {
   readonly restUrl: string;
   /** URL of the feed. @default restUrl with the ws(s) scheme and path `/ws` */
   readonly wsUrl?: string;
+  /**
+   * Lines of the feed: this many sockets to `wsUrl`, each subscribed to every stream, each
+   * `seq` taken from the line that brings it first, a hole on one line filled from the other
+   * (see `arbitration`). Ignored when `wsUrls` is given. @default 1
+   */
+  readonly lines?: number;
+  /**
+   * The feed URLs of the lines, one socket each (e.g. two endpoints of the exchange); the
+   * first one is `connection`. @default `lines` sockets to `wsUrl`
+   */
+  readonly wsUrls?: readonly string[];
+  /** How two or more lines are merged. @default { gapWindowMs: 50, maxHeldUpdates: 10000, maxHeldBytes: 16 MiB } */
+  readonly arbitration?: ArbitrationOptions;
   /** Reject unexpected extra keys (REST bodies and feed frames) instead of dropping them and reporting drift. @default false */
   readonly strict?: boolean;
   /**
@@ -62,6 +75,19 @@ export interface ExchangeClientOptions {
   readonly source?: ReplicaSource;
 }
 
+/** How the lines of a multi-line feed are merged, per stream. */
+export interface ArbitrationOptions {
+  /**
+   * How long (ms) an update after a hole on its line waits for another line to fill the hole
+   * before the replica is shown the jump (and resyncs). @default 50
+   */
+  readonly gapWindowMs?: number;
+  /** Most updates held per stream while a hole waits; beyond, they are passed on (the replica resyncs). @default 10000 */
+  readonly maxHeldUpdates?: number;
+  /** Most bytes (frame lengths) held per stream while a hole waits. @default 16777216 (16 MiB) */
+  readonly maxHeldBytes?: number;
+}
+
 export interface ResolvedClientOptions extends Required<Pick<ExchangeClientOptions, 'restUrl' | 'wsUrl' | 'strict'>> {
   readonly rest: Omit<RestClientOptions, 'baseUrl' | 'strict'>;
   readonly connection: Omit<ConnectionOptions, 'url'>;
@@ -74,6 +100,9 @@ export interface ResolvedClientOptions extends Required<Pick<ExchangeClientOptio
   readonly record?: ClientIoInterceptor;
   readonly reducers?: ReducerOverrides;
   readonly source?: ReplicaSource;
+  /** The feed URL of each line (the first is `wsUrl`). */
+  readonly wsUrls: readonly string[];
+  readonly arbitration: Required<ArbitrationOptions>;
 }
 
 /** The feed URL served beside a REST base URL (streaming-protocol.md section 7). */
@@ -96,11 +125,19 @@ export function resolveClientOptions(options: ExchangeClientOptions): ResolvedCl
   checkUrl('restUrl', options.restUrl, ['http:', 'https:']);
   const wsUrl = options.wsUrl ?? feedUrlFor(options.restUrl);
   checkUrl('wsUrl', wsUrl, ['ws:', 'wss:']);
+  const wsUrls = resolveLineUrls(options, wsUrl);
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
+  const a = options.arbitration ?? {};
   return {
     restUrl: options.restUrl,
-    wsUrl,
+    wsUrl: wsUrls[0]!,
+    wsUrls,
+    arbitration: {
+      gapWindowMs: nonNegativeOption('arbitration.gapWindowMs', a.gapWindowMs ?? 50),
+      maxHeldUpdates: positiveIntegerOption('arbitration.maxHeldUpdates', a.maxHeldUpdates ?? 10_000),
+      maxHeldBytes: positiveIntegerOption('arbitration.maxHeldBytes', a.maxHeldBytes ?? 16 * 1024 * 1024),
+    },
     strict: options.strict ?? false,
     rest: { ...options.rest, clock: options.rest?.clock ?? clock, random: options.rest?.random ?? random },
     connection: { ...options.connection, clock: options.connection?.clock ?? clock, random: options.connection?.random ?? random },
@@ -124,4 +161,26 @@ function checkUrl(name: string, value: string, schemes: string[]): void {
     ok = false;
   }
   if (!ok) throw new InvalidParameterError(`invalid option '${name}': expected a ${schemes.join(' or ')} URL, got ${JSON.stringify(value)}`, { param: name });
+}
+
+/** The feed URL of each line: `wsUrls`, else `lines` copies of `wsUrl`. */
+function resolveLineUrls(options: ExchangeClientOptions, wsUrl: string): readonly string[] {
+  if (options.wsUrls !== undefined) {
+    if (!Array.isArray(options.wsUrls) || options.wsUrls.length === 0) throw new InvalidParameterError(`invalid option 'wsUrls': expected a non-empty array of ws(s) URLs`, { param: 'wsUrls' });
+    options.wsUrls.forEach((u, i) => checkUrl(`wsUrls[${i}]`, u, ['ws:', 'wss:']));
+    return [...options.wsUrls];
+  }
+  const lines = options.lines ?? 1;
+  if (!Number.isInteger(lines) || lines < 1 || lines > 8) throw new InvalidParameterError(`invalid option 'lines': expected an integer from 1 to 8, got ${String(lines)}`, { param: 'lines' });
+  return Array.from({ length: lines }, () => wsUrl);
+}
+
+function nonNegativeOption(name: string, v: number): number {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new InvalidParameterError(`invalid option '${name}': expected a finite number >= 0, got ${String(v)}`, { param: name });
+  return v;
+}
+
+function positiveIntegerOption(name: string, v: number): number {
+  if (!Number.isInteger(v) || v < 1) throw new InvalidParameterError(`invalid option '${name}': expected a positive integer, got ${String(v)}`, { param: name });
+  return v;
 }

@@ -1,5 +1,6 @@
 export { ExchangeClient, type ClientEvents } from './ExchangeClient';
-export { resolveClientOptions, feedUrlFor, type ExchangeClientOptions } from './clientOptions';
+export { resolveClientOptions, feedUrlFor, type ExchangeClientOptions, type ArbitrationOptions } from './clientOptions';
+export type { LineStats } from './FeedLines';
 export type { MarketParams, CandleParams, PerpCandleParams, PerpMarketParams, AccountParams } from './replicaParams';
 export type { StreamMetricsSnapshot } from './StreamMetrics';
 export { whenLive, type WhenLiveOptions } from './whenLive';
