@@ -11,7 +11,7 @@
  */
 import { Observable } from 'rxjs';
 import { RequestTimeoutError } from '../errors';
-import type { ChannelName, ParamValues, Scope, SnapshotOperationName } from '../protocol';
+import { streamKey, type ChannelName, type ParamValues, type Scope, type SnapshotOperationName } from '../protocol';
 import type { ReplicaSource, SnapshotPage, SourceEvent, SourceListener } from '../replicas';
 import { LineArbiter, type ArbitrationCounts, type LineArbiterOptions } from './LineArbiter';
 
@@ -28,7 +28,7 @@ export class ArbitratedSource implements ReplicaSource {
     private readonly lines: readonly ReplicaSource[],
     private readonly options: ArbitratedSourceOptions,
   ) {
-    this.counts = { lines: lines.map(() => ({ won: 0, late: 0, gapsFilled: 0 })), resyncsAvoided: 0, gapsUnfilled: 0 };
+    this.counts = { lines: lines.map(() => ({ won: 0, late: 0, gapsFilled: 0 })), resyncsAvoided: 0, gapsUnfilled: 0, streams: new Map() };
   }
 
   events(channel: ChannelName, scope: Scope): Observable<SourceEvent> {
@@ -36,7 +36,10 @@ export class ArbitratedSource implements ReplicaSource {
   }
 
   listen(channel: ChannelName, scope: Scope, listener: SourceListener): () => void {
-    const arbiter = new LineArbiter(this.lines.length, listener, this.options, this.counts);
+    const key = streamKey(channel, scope);
+    let stream = this.counts.streams.get(key);
+    if (stream === undefined) this.counts.streams.set(key, (stream = { resyncsAvoided: 0, gapsUnfilled: 0 }));
+    const arbiter = new LineArbiter(this.lines.length, listener, this.options, this.counts, stream);
     const stops: ((() => void) | undefined)[] = [];
     const timers: ({ cancel(): void } | undefined)[] = [];
     const failed = new Set<number>();

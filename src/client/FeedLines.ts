@@ -38,6 +38,8 @@ export interface LineStats {
   readonly resyncsAvoided: number;
   /** Holes no line filled within `arbitration.gapWindowMs` (the replica resynced). */
   readonly gapsUnfilled: number;
+  /** The same two counts per stream key (streams arbitrated so far). */
+  readonly streams: readonly { readonly key: string; readonly resyncsAvoided: number; readonly gapsUnfilled: number }[];
 }
 
 export class FeedLines {
@@ -74,6 +76,7 @@ export class FeedLines {
       lines: this.lines.map((l, i) => ({ url: l.url, state: l.connection.state, won: counts?.lines[i]?.won ?? 0, late: counts?.lines[i]?.late ?? 0, gapsFilled: counts?.lines[i]?.gapsFilled ?? 0 })),
       resyncsAvoided: counts?.resyncsAvoided ?? 0,
       gapsUnfilled: counts?.gapsUnfilled ?? 0,
+      streams: counts === undefined ? [] : [...counts.streams].map(([key, c]) => ({ key, ...c })),
     };
   }
 

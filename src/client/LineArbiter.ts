@@ -30,13 +30,18 @@ export interface LineCounts {
   gapsFilled: number;
 }
 
-/** The arbitration's counts: per line, and the resyncs the other lines spared the replica. */
-export interface ArbitrationCounts {
-  readonly lines: readonly LineCounts[];
-  /** Holes and `resync_required` of one line that cost the replica nothing. */
+/** What arbitration spared the replicas (over every stream, and per stream). */
+export interface StreamCounts {
+  /** Holes filled by another line, and `resync_required` of one line not passed on: each a resync the replica did not need. */
   resyncsAvoided: number;
   /** Windows that ended with a hole no line filled (the replica saw the jump). */
   gapsUnfilled: number;
+}
+
+/** The arbitration's counts: per line, in all, and per stream key. */
+export interface ArbitrationCounts extends StreamCounts {
+  readonly lines: readonly LineCounts[];
+  readonly streams: Map<string, StreamCounts>;
 }
 
 export interface LineArbiterOptions {
@@ -76,6 +81,8 @@ export class LineArbiter {
     private readonly out: SourceListener,
     private readonly options: LineArbiterOptions,
     private readonly counts: ArbitrationCounts,
+    /** This stream's share of the counts. */
+    private readonly stream: StreamCounts,
   ) {
     this.lines = Array.from({ length: lineCount }, () => ({ up: false, owesJump: false }));
   }
@@ -179,7 +186,7 @@ export class LineArbiter {
       this.shiftHeld();
       if (first.seq <= passed) continue;
       this.counts.lines[from]!.gapsFilled++;
-      this.counts.resyncsAvoided++;
+      this.avoided();
       this.pass(from, first);
     }
     this.cancelWindow();
@@ -189,6 +196,7 @@ export class LineArbiter {
     this.window = undefined;
     if (this.held.length === 0) return;
     this.counts.gapsUnfilled++;
+    this.stream.gapsUnfilled++;
     this.flushHeld();
   }
 
@@ -214,7 +222,7 @@ export class LineArbiter {
   private settleOwed(reason?: string): void {
     const up = this.lines.filter((l) => l.up);
     if (!this.upstream || up.length === 0 || !up.every((l) => l.owesJump)) {
-      if (reason !== undefined) this.counts.resyncsAvoided++;
+      if (reason !== undefined) this.avoided();
       return;
     }
     for (const l of up) l.owesJump = false;
@@ -222,6 +230,11 @@ export class LineArbiter {
     this.flushHeld();
     this.floor = this.passed ?? this.floor;
     this.passed = undefined;
+  }
+
+  private avoided(): void {
+    this.counts.resyncsAvoided++;
+    this.stream.resyncsAvoided++;
   }
 
   private shiftHeld(): void {

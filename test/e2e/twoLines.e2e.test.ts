@@ -83,6 +83,7 @@ describe('two lines: one line faulted at a time costs no snapshot', () => {
     expect(stats.lines).toHaveLength(2);
     expect(stats.lines[0]!.won + stats.lines[1]!.won).toBeGreaterThan(0);
     expect(stats.resyncsAvoided).toBeGreaterThan(0);
+    expect(stats.streams.find((x) => x.key === KEY)?.resyncsAvoided).toBe(stats.resyncsAvoided);
     expect(pair.client.resyncCounts().seq_jump + pair.client.resyncCounts().resync_required).toBe(0);
     sub.unsubscribe();
   });
