@@ -11,16 +11,23 @@ import { RandomFaultSchedule, type FaultTarget, type RandomFaultOptions } from '
 import type { RestFaults } from './RestFaults';
 
 /**
+ * Feed faults hit every connection, or one connection when given its id (see
+ * {@link connections}): so two connections of one client (an A/B pair of lines) can be
+ * faulted independently over real sockets.
  * @example
  * const sim = await Simulator.start();
  * sim.faults.resyncStream('book|market_id=0|is_perps=true');  // next book update skipped, resync_required before the one after
  * sim.faults.stallConnection(2000);                            // every connection: nothing sent for 2 s, pings unanswered
  * sim.faults.rest500Rate(0.2);                                 // one REST answer in five is a 500
+ * const [a, b] = sim.faults.connectionIds();
+ * sim.faults.skipSilently('book|market_id=0|is_perps=true', 3, a); // line a misses 3 updates, line b gets them
+ * sim.faults.delayConnection(b, { ms: 5, jitterMs: 20 });      // line b: every frame 5-25 ms late, in order
  */
 export class FaultInjector implements FaultTarget {
   private readonly counts: FaultStats = emptyFaultStats();
   private schedule: RandomFaultSchedule | undefined;
   private baseDelayMs = 0;
+  private baseJitterMs = 0;
   private overlayDelayMs = 0;
   private overlayTimer: NodeJS.Timeout | undefined;
 
@@ -30,13 +37,23 @@ export class FaultInjector implements FaultTarget {
     readonly rest: RestFaults,
     /** Told when the feed is turned off or on (so `/v1/status` can say whether it is served). */
     private readonly onFeedUnavailable: (on: boolean) => void = () => {},
-  ) {}
+    /** Seed of the frame-delay jitter draws (each connection draws from its own generator, seeded by this and its id). Defaults to the REST faults' seed (the simulator's `faultSeed`). */
+    faultSeed: number = rest.seed,
+  ) {
+    feed.seedJitter(faultSeed);
+  }
 
-  /** Open feed connections with their subscriptions (ids, channels, scopes, stream keys). */
+  /**
+   * Open feed connections, oldest first, with their ids (what the per-connection faults
+   * take) and subscriptions (ids, channels, scopes, stream keys).
+   * @example
+   * const lineA = sim.faults.connections().find((c) => c.subscriptions.some((s) => s.key === key))!.id;
+   */
   connections(): ConnectionInfo[] {
     return this.feed.connections();
   }
 
+  /** Ids of the open feed connections, oldest first (a client's two lines are the two ids it opened). */
   connectionIds(): number[] {
     return this.feed.connections().map((c) => c.id);
   }
@@ -69,20 +86,40 @@ export class FaultInjector implements FaultTarget {
    * Skips the next `updates` updates of stream `key` for all its subscribers, then sends each
    * of them `resync_required` (reason `gap`) right before the stream's next update (whose
    * `seq` jumps). The stream's key is `streamKey(channel, scope)`.
-   * @throws SimulatorOptionError when `updates` is not a positive integer
+   *
+   * With `connectionId`, only that connection's subscriptions of the stream miss the next
+   * `updates` updates (then get `resync_required`); every other subscriber gets them, with
+   * the same `seq` and data (a stream's numbering is shared by all its subscribers). A
+   * stream-wide skip pending is consumed first. Returns false (and arms nothing) when that
+   * connection is not open or not subscribed to `key`.
+   * @example
+   * sim.faults.resyncStream(streamKey('book', { market_id: 0, is_perps: true }), 2, lineA);
+   * @throws SimulatorOptionError when `updates` is not a positive integer, or `connectionId` not a positive integer
    */
-  resyncStream(key: string, updates = 1): void {
-    this.feed.streamFaults.skipWithResync(key, checkInteger('updates', updates, 1));
-    this.count('resyncStream', true);
+  resyncStream(key: string, updates = 1, connectionId?: number): boolean {
+    checkInteger('updates', updates, 1);
+    if (connectionId === undefined) this.feed.streamFaults.skipWithResync(key, updates);
+    else if (this.subscribed(connectionId, key)) this.feed.streamFaults.skipWithResyncOn(key, connectionId, updates);
+    else return this.count('resyncStream', false);
+    return this.count('resyncStream', true);
   }
 
   /**
    * Skips the next `n` updates of stream `key` without a word: subscribers see a `seq` jump.
-   * @throws SimulatorOptionError when `n` is not a positive integer
+   *
+   * With `connectionId`, only that connection's subscriptions of the stream see the jump;
+   * every other subscriber gets the skipped updates, with the same `seq` and data. Returns
+   * false (and arms nothing) when that connection is not open or not subscribed to `key`.
+   * @example
+   * sim.faults.skipSilently(streamKey('trades', { market_id: 0, is_perps: true }), 3, lineB);
+   * @throws SimulatorOptionError when `n` is not a positive integer, or `connectionId` not a positive integer
    */
-  skipSilently(key: string, n = 1): void {
-    this.feed.streamFaults.skipSilently(key, checkInteger('n', n, 1));
-    this.count('skipSilently', true);
+  skipSilently(key: string, n = 1, connectionId?: number): boolean {
+    checkInteger('n', n, 1);
+    if (connectionId === undefined) this.feed.streamFaults.skipSilently(key, n);
+    else if (this.subscribed(connectionId, key)) this.feed.streamFaults.skipSilentlyOn(key, connectionId, n);
+    else return this.count('skipSilently', false);
+    return this.count('skipSilently', true);
   }
 
   /**
@@ -104,14 +141,50 @@ export class FaultInjector implements FaultTarget {
     this.count('stallConnection', n > 0);
   }
 
-  /** Delays every feed frame by `ms` from now on (0 = back to none); order is kept. */
-  delayFrames(ms: number): void {
+  /**
+   * Delays every feed frame of every connection from now on by `ms` plus, with `jitterMs`, a
+   * uniform random draw in [0, `jitterMs`) made per frame from each connection's own seeded
+   * generator (seeded by the fault seed and the connection id: the same seed gives each
+   * connection the same draws, whatever the other connections carry). Order is kept on each
+   * connection: a frame is never due before the frame queued ahead of it. `delayFrames(0)`
+   * = back to none. A connection's own delay ({@link delayConnection}) is added to this one.
+   * @example
+   * sim.faults.delayFrames(2, { jitterMs: 30 });  // every line 2-32 ms late, each its own draws
+   * @throws SimulatorOptionError when `ms` or `jitterMs` is not a finite number >= 0
+   */
+  delayFrames(ms: number, options: { jitterMs?: number } = {}): void {
     this.baseDelayMs = checkNonNegative('ms', ms);
+    this.baseJitterMs = checkNonNegative('jitterMs', options.jitterMs ?? 0);
     this.applyDelay();
-    if (ms > 0) this.count('delayFrames', true);
+    if (ms > 0 || this.baseJitterMs > 0) this.count('delayFrames', true);
   }
 
-  /** Delays every feed frame by at least `ms` during `forMs`, then back to the delay set by `delayFrames`. */
+  /**
+   * Delays every frame of connection `connectionId` (updates, acks, pongs) from its next one on by
+   * `ms` plus, with `jitterMs`, a uniform draw in [0, `jitterMs`) per frame from that
+   * connection's seeded generator, on top of the delay of every connection
+   * ({@link delayFrames}). Order is kept: a frame is never due before the one queued ahead
+   * of it. `{ ms: 0 }` removes it (frames already waiting keep their due time). Returns false
+   * when no such connection is open. Counted as a `delayFrames` fault.
+   * @example
+   * const [lineA, lineB] = sim.faults.connectionIds();
+   * sim.faults.delayConnection(lineB, { ms: 10, jitterMs: 40 });
+   * @throws SimulatorOptionError when `connectionId` is not a positive integer, or `ms` or `jitterMs` not a finite number >= 0
+   */
+  delayConnection(connectionId: number, delay: { ms: number; jitterMs?: number }): boolean {
+    checkInteger('connectionId', connectionId, 1);
+    const ms = checkNonNegative('ms', delay.ms);
+    const jitterMs = checkNonNegative('jitterMs', delay.jitterMs ?? 0);
+    const done = this.feed.setConnectionDelay(connectionId, { ms, jitterMs });
+    if (!done || ms > 0 || jitterMs > 0) this.count('delayFrames', done);
+    return done;
+  }
+
+  /**
+   * Delays every feed frame by at least `ms` during `forMs`, then back to the delay set by
+   * `delayFrames` (whose jitter stays in force meanwhile).
+   * @throws SimulatorOptionError when `ms` or `forMs` is not a finite number >= 0
+   */
   delayFramesFor(ms: number, forMs: number): void {
     checkNonNegative('ms', ms);
     checkNonNegative('forMs', forMs);
@@ -178,14 +251,17 @@ export class FaultInjector implements FaultTarget {
   }
 
   /**
-   * Back to a healthy exchange: random schedule stopped, skips forgotten, stalls ended (held
-   * frames sent), no frame delay, no REST fault, feed available.
+   * Back to a healthy exchange: random schedule stopped, skips forgotten (per connection
+   * too), stalls ended (held frames sent), no frame delay (per connection neither), no REST
+   * fault, feed available.
    */
   clear(): void {
     this.schedule?.stop();
     this.feed.streamFaults.clear();
     this.feed.unstallAll();
+    this.feed.clearConnectionDelays();
     this.baseDelayMs = 0;
+    this.baseJitterMs = 0;
     this.clearOverlay();
     this.applyDelay();
     this.rest.clear();
@@ -205,15 +281,22 @@ export class FaultInjector implements FaultTarget {
   }
 
   private applyDelay(): void {
-    this.feed.setDelayMs(Math.max(this.baseDelayMs, this.overlayDelayMs));
+    this.feed.setFrameDelay({ ms: Math.max(this.baseDelayMs, this.overlayDelayMs), jitterMs: this.baseJitterMs });
   }
 
-  private count(kind: FaultKind, hit: boolean): void {
+  /** @throws SimulatorOptionError when `connectionId` is not a positive integer */
+  private subscribed(connectionId: number, key: string): boolean {
+    return this.feed.isSubscribed(checkInteger('connectionId', connectionId, 1), key);
+  }
+
+  /** Counts a fault (or a fault without target); returns `hit`. */
+  private count(kind: FaultKind, hit: boolean): boolean {
     if (!hit) {
       this.counts.skipped++;
-      return;
+      return false;
     }
     this.counts.total++;
     this.counts.byKind[kind]++;
+    return true;
   }
 }

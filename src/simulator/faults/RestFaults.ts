@@ -14,7 +14,8 @@ export class RestFaults implements RestFaultHook {
   private failures = 0;
   private readonly oneShotDelays: number[] = [];
 
-  constructor(seed: number) {
+  /** @param seed the fault seed (also the default seed of the feed's jitter draws, see `FaultInjector`) */
+  constructor(readonly seed: number) {
     this.prng = Prng.xorSeeded(seed);
   }
 

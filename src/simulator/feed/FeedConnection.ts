@@ -9,6 +9,7 @@ import type { Timer } from '../../clock/Clock';
 import { parseClientFrame, subscribeScope, writeServerFrame, type ChannelName, type ClientFrameResult, type FeedErrorCode, type Scope } from '../../protocol';
 import type { StreamEvent } from '../StreamHub';
 import type { FeedSubscription } from './FeedSubscription';
+import type { FrameDelay, FrameDelaySpec } from './FrameDelay';
 import { OutgoingQueue, type QueueEnvironment } from './OutgoingQueue';
 
 /** What a connection needs from its feed server. */
@@ -41,6 +42,8 @@ export interface ConnectionInfo {
   /** Bytes waiting in the server's queue for this connection (delayed, stalled or held frames). */
   readonly queuedBytes: number;
   readonly stalled: boolean;
+  /** This connection's own frame delay (added to the one of every connection). */
+  readonly frameDelay: FrameDelaySpec;
   readonly subscriptions: readonly SubscriptionInfo[];
 }
 
@@ -70,6 +73,8 @@ export class FeedConnection {
     private readonly host: ConnectionHost,
     private readonly env: QueueEnvironment,
     readonly remoteAddress: string,
+    /** The schedule of this connection's frame delays (its own jitter draws). */
+    delay: FrameDelay,
   ) {
     this.openedAtMs = Number(env.clock.nowNs() / 1_000_000n);
     this.lastHeardAt = env.clock.nowMs();
@@ -81,6 +86,7 @@ export class FeedConnection {
         terminate: () => this.ws.terminate(),
       },
       env,
+      delay,
       () => host.overflowed?.(id),
     );
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
@@ -102,6 +108,11 @@ export class FeedConnection {
   /** Holds every outgoing frame (updates, acks, pongs) for `ms`; the socket stays open. */
   stall(ms: number): void {
     this.queue.stall(ms);
+  }
+
+  /** Sets this connection's own frame delay (added to the one of every connection) from the next frame on. */
+  setDelay(spec: FrameDelaySpec): void {
+    this.queue.delay.own = spec;
   }
 
   /** Ends a stall now. */
@@ -136,6 +147,7 @@ export class FeedConnection {
       openedAtMs: this.openedAtMs,
       queuedBytes: this.queue.queuedBytes,
       stalled: this.queue.stalled,
+      frameDelay: this.queue.delay.own,
       subscriptions: this.subscriptions().map(({ id, channel, scope, key }) => ({ id, channel, scope, key })),
     };
   }

@@ -13,8 +13,9 @@ import type { ScopeChecker } from '../ScopeChecker';
 import type { StreamEvent, StreamHub } from '../StreamHub';
 import { FeedConnection, type ConnectionHost, type ConnectionInfo } from './FeedConnection';
 import type { FeedSubscription } from './FeedSubscription';
+import { FrameDelay, NO_FRAME_DELAY, type FrameDelaySpec } from './FrameDelay';
 import type { QueueEnvironment } from './OutgoingQueue';
-import { StreamFaults } from './StreamFaults';
+import { StreamFaults, type StreamVerdict } from './StreamFaults';
 
 /** Options of a {@link FeedServer}. */
 export interface FeedServerOptions {
@@ -80,7 +81,8 @@ export class FeedServer {
   private readonly env: QueueEnvironment;
   private readonly host: ConnectionHost;
   private readonly offHub: () => void;
-  private delayMs = 0;
+  private sharedDelay: FrameDelaySpec = NO_FRAME_DELAY;
+  private jitterSeed = 1;
   private unavailable: boolean;
   private overflows = 0;
   private nextConnectionId = 1;
@@ -100,7 +102,7 @@ export class FeedServer {
     }, this.options.clock);
     this.env = {
       maxQueueBytes: this.options.maxQueueBytes,
-      delayMs: () => this.delayMs,
+      frameDelay: () => this.sharedDelay,
       isStreamStalled: (key) => this.streamFaults.isStalled(key),
       clock: this.options.clock,
     };
@@ -108,7 +110,10 @@ export class FeedServer {
       heartbeatTimeoutMs: this.options.heartbeatTimeoutMs,
       subscribe: (connectionId, channel, scope) => this.subscribe(connectionId, channel, scope),
       unsubscribe: (sub) => this.streams.get(sub.key)?.delete(sub),
-      closed: (connectionId) => this.conns.delete(connectionId),
+      closed: (connectionId) => {
+        this.conns.delete(connectionId);
+        this.streamFaults.forgetConnection(connectionId);
+      },
       overflowed: () => void this.overflows++,
     };
     this.offHub = hub.onEvent(this.fanOut);
@@ -157,13 +162,60 @@ export class FeedServer {
     for (const c of this.conns.values()) c.unstall();
   }
 
-  /** Delays every frame by `ms` from now on (0 = none); order is kept. */
-  setDelayMs(ms: number): void {
-    this.delayMs = ms;
+  /** True when connection `connectionId` is open and has an active subscription to stream `key`. */
+  isSubscribed(connectionId: number, key: string): boolean {
+    return this.conns.get(connectionId)?.subscriptions().some((sub) => sub.key === key) ?? false;
   }
 
+  /** Delays every frame by `ms` from now on (0 = none), without jitter; order is kept. */
+  setDelayMs(ms: number): void {
+    this.setFrameDelay({ ms, jitterMs: 0 });
+  }
+
+  /**
+   * Delays every frame of every connection from now on by `spec.ms` plus a uniform draw in
+   * [0, `spec.jitterMs`), drawn per frame from each connection's own seeded generator (see
+   * {@link seedJitter}); order is kept per connection. `{ ms: 0, jitterMs: 0 }` = none.
+   */
+  setFrameDelay(spec: FrameDelaySpec): void {
+    this.sharedDelay = spec.ms <= 0 && spec.jitterMs <= 0 ? NO_FRAME_DELAY : { ms: spec.ms, jitterMs: spec.jitterMs };
+  }
+
+  /** The delay of every connection's frames in force. */
+  get frameDelay(): FrameDelaySpec {
+    return this.sharedDelay;
+  }
+
+  /** The fixed part of the delay of every connection's frames, in ms. */
   get frameDelayMs(): number {
-    return this.delayMs;
+    return this.sharedDelay.ms;
+  }
+
+  /**
+   * Sets connection `id`'s own frame delay, added to the delay of every connection from its
+   * next frame on; order is kept. `{ ms: 0, jitterMs: 0 }` removes it. Returns false when
+   * no such connection is open.
+   */
+  setConnectionDelay(id: number, spec: FrameDelaySpec): boolean {
+    const c = this.conns.get(id);
+    if (!c) return false;
+    c.setDelay(spec.ms <= 0 && spec.jitterMs <= 0 ? NO_FRAME_DELAY : { ms: spec.ms, jitterMs: spec.jitterMs });
+    return true;
+  }
+
+  /** Removes every connection's own frame delay (frames already waiting keep their due time). */
+  clearConnectionDelays(): void {
+    for (const c of this.conns.values()) c.setDelay(NO_FRAME_DELAY);
+  }
+
+  /**
+   * Seeds the jitter of frame delays: connection `id` draws from a generator seeded by
+   * (`seed`, `id`) alone, so its draws depend neither on other connections nor on timing.
+   * Applies to connections opened from now on (the FaultInjector seeds it at construction
+   * with its fault seed). Default seed: 1.
+   */
+  seedJitter(seed: number): void {
+    this.jitterSeed = seed;
   }
 
   /** While on, new connections are answered with `FEED_UNAVAILABLE` and closed; open ones are untouched. */
@@ -193,11 +245,23 @@ export class FeedServer {
     const subs = this.streams.get(event.key);
     if (subs === undefined || subs.size === 0) return;
     if (verdict === 'deliver') {
-      for (const sub of subs) this.conns.get(sub.connectionId)?.deliver(sub, event);
+      if (this.streamFaults.hasConnectionSkips(event.key)) this.fanOutPerConnection(subs, event);
+      else for (const sub of subs) this.conns.get(sub.connectionId)?.deliver(sub, event);
     } else if (verdict === 'skipWithResync') {
       for (const sub of subs) sub.resyncPending = true;
     }
   };
+
+  /** Fan-out while some connection skips updates of this stream: one verdict per connection (all its subscriptions of the stream alike). */
+  private fanOutPerConnection(subs: ReadonlySet<FeedSubscription>, event: StreamEvent): void {
+    const verdicts = new Map<number, StreamVerdict>();
+    for (const sub of subs) {
+      let v = verdicts.get(sub.connectionId);
+      if (v === undefined) verdicts.set(sub.connectionId, (v = this.streamFaults.connectionVerdict(event.key, sub.connectionId)));
+      if (v === 'deliver') this.conns.get(sub.connectionId)?.deliver(sub, event);
+      else if (v === 'skipWithResync') sub.resyncPending = true;
+    }
+  }
 
   private subscribe(connectionId: number, channel: ChannelName, scope: Scope): FeedSubscription | string {
     const refusal = this.scopes.checkScopeExists(channel, scope);
@@ -234,7 +298,7 @@ export class FeedServer {
       return;
     }
     const id = this.nextConnectionId++;
-    const conn = new FeedConnection(id, ws, raw, this.host, this.env, `${req.socket.remoteAddress ?? ''}:${req.socket.remotePort ?? ''}`);
+    const conn = new FeedConnection(id, ws, raw, this.host, this.env, `${req.socket.remoteAddress ?? ''}:${req.socket.remotePort ?? ''}`, new FrameDelay(this.jitterSeed, id));
     this.conns.set(id, conn);
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The bounded outgoing pipe of one connection. Frames go straight to the socket unless a
- * fault holds them back: a frame delay (order kept), a stall of the whole connection, or a
+ * fault holds them back: a frame delay (the one of every connection plus the connection's
+ * own, each with its seeded jitter; order kept), a stall of the whole connection, or a
  * stall of one stream (that stream's frames wait aside while the others pass). What waits
  * here plus what the socket has not yet written is the connection's queue; past
  * `maxQueueBytes` the socket is dropped at once. Update frames are rendered when written,
@@ -9,6 +10,7 @@
 import type { Clock, Timer } from '../../clock/Clock';
 import type { StreamEvent } from '../StreamHub';
 import type { FeedSubscription } from './FeedSubscription';
+import type { FrameDelay, FrameDelaySpec } from './FrameDelay';
 import { writeUpdateFrame } from '../../protocol';
 
 /** Where frames end up: the WebSocket, seen through the few operations the queue needs. */
@@ -25,8 +27,8 @@ export interface FrameSink {
 /** Settings shared by every connection of a feed server, read on each frame. */
 export interface QueueEnvironment {
   readonly maxQueueBytes: number;
-  /** Current frame delay in ms (0 = none). */
-  delayMs(): number;
+  /** The frame delay of every connection in force (each connection draws its own jitter). */
+  frameDelay(): FrameDelaySpec;
   isStreamStalled(key: string): boolean;
   /** Time source of frame timestamps, delays and stalls. */
   readonly clock: Clock;
@@ -75,6 +77,8 @@ export class OutgoingQueue {
   constructor(
     private readonly sink: FrameSink,
     private readonly env: QueueEnvironment,
+    /** This connection's delay schedule (its own delay and jitter draws). */
+    readonly delay: FrameDelay,
     /** Called once when the queue overflowed and the socket was dropped. */
     private readonly onOverflow: () => void = () => {},
   ) {}
@@ -101,14 +105,16 @@ export class OutgoingQueue {
       this.checkOverflow();
       return;
     }
-    const delay = this.env.delayMs();
-    if (this.head === this.waiting.length && this.stalledUntil === 0 && delay <= 0) {
+    const shared = this.env.frameDelay();
+    const delayed = this.delay.inForce(shared);
+    if (this.head === this.waiting.length && this.stalledUntil === 0 && !delayed) {
       this.write(item);
       if (!this.ended) this.checkOverflow();
       return;
     }
     const size = sizeOf(item);
-    this.waiting.push({ item, size, dueAt: this.env.clock.nowMs() + delay });
+    const now = this.env.clock.nowMs();
+    this.waiting.push({ item, size, dueAt: delayed ? this.delay.dueAt(now, shared) : now });
     this.waitingBytes += size;
     if (this.checkOverflow()) this.schedule();
   }
