@@ -11,13 +11,14 @@ import { EventEmitter } from 'eventemitter3';
 import type { Observable } from 'rxjs';
 import { Backoff } from '../clock/Backoff';
 import type { Timer } from '../clock/Clock';
-import { ClientClosedError, ConnectionFailedError, FrameTooLargeError, type ExchangeReplicaError } from '../errors';
-import { messageOf } from '../errors/messageOf';
+import { ClientClosedError, ConnectionFailedError, type ExchangeReplicaError } from '../errors';
 import { writeClientFrame, type ClientFrame } from '../protocol';
 import { resolveConnectionOptions, SOCKET_OPEN, type ConnectionOptions, type RawSocketData, type ResolvedConnectionOptions } from './connectionOptions';
 import { frameSizeOver } from './frameSizeOver';
-import { openFeedSocket, type FeedSocket, type SocketHandlers } from './openFeedSocket';
+import type { FeedSocket } from './openFeedSocket';
+import { openAttempt } from './openAttempt';
 import { socketDataText } from './socketDataText';
+import { frameTooLarge, limitPassed, type LimitPassed } from './socketLimitErrors';
 import { ConnectionState, type ConnectionStateName, type StateChange } from './ConnectionState';
 import { KeepAlive } from './KeepAlive';
 import { reconnectLoop } from './reconnectPolicy';
@@ -48,34 +49,25 @@ export interface ConnectionEvents {
   /**
    * The connection failed for good (the error given to {@link Connection.fail}, e.g. `FeedError`
    * FEED_UNAVAILABLE, or `ConnectionFailedError`; state `failed`), or a socket was dropped
-   * for a reason the caller should know and the connection reconnects (`FrameTooLargeError`:
-   * a frame over `maxFrameBytes`; followed by `close` with code 1009 and `willReconnect: true`),
-   * or a socket could not even be created (`ConnectionFailedError` with the class's error as
-   * `cause`: a malformed URL, a browser's SecurityError...; the attempt is retried with backoff).
+   * for a limit the server made it pass and the connection reconnects (`FrameTooLargeError`:
+   * a frame over `maxFrameBytes`, `TooManyFragmentsError`: a message in more than
+   * `maxFragmentsPerMessage` fragments, both followed by `close` with code 1009;
+   * `WriteBacklogError`: the server stopped reading, `close` 1006; `willReconnect: true`), or
+   * an attempt to open a socket failed, reported once per attempt with the socket's error as
+   * `cause` and retried with backoff (`HandshakeFailedError`: the server answered the upgrade
+   * wrongly; `ConnectionFailedError`: refused, timed out, closed before opening, or the
+   * socket class threw: a malformed URL, a browser's SecurityError...).
    */
   error: (error: ExchangeReplicaError) => void;
 }
 
 const ABNORMAL_CLOSURE = 1006;
 const NORMAL_CLOSURE = 1000;
-/** WebSocket close code "message too big". */
-const MESSAGE_TOO_BIG = 1009;
-/** Codes of the `ws` errors raised for a frame over `maxPayload` (or a length no integer can hold). */
-const WS_TOO_LARGE_CODES: ReadonlySet<unknown> = new Set(['WS_ERR_UNSUPPORTED_MESSAGE_LENGTH', 'WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH']);
 /**
  * No failed attempt is final before the backoff runs out: not even a socket class that
  * throws (a page's connect-src policy, a network change, a URL served later may cure it).
  */
 const isFatal = (): boolean => false;
-
-/** Ends a socket whose attempt failed, whatever state it is in (it may not even exist). */
-function endQuietly(ws: FeedSocket | undefined): void {
-  try {
-    ws?.terminate();
-  } catch {
-    // A socket class that throws on terminate() is ended as far as the connection cares.
-  }
-}
 
 /**
  * @example
@@ -167,7 +159,8 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     const ws = this.socket;
     if (ws === undefined || ws.readyState !== SOCKET_OPEN) return false;
     ws.send(writeClientFrame(frame));
-    return true;
+    // A socket that refused the frame (its write queue is full: the server is not reading) is no longer open.
+    return ws.readyState === SOCKET_OPEN;
   }
 
   /**
@@ -244,66 +237,26 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   // ---- socket lifecycle ------------------------------------------------------
 
   /**
-   * Creates a socket; resolves once it is open and adopted, rejects if it fails to open. A
-   * socket that cannot even be created (the class throws: a malformed URL, a SecurityError; or
-   * a listener setup throws) is reported on `error` as ConnectionFailedError and rejects like
-   * any failed attempt: the caller retries with backoff.
+   * One attempt to open a socket: resolves once it is open and adopted; rejects if it fails
+   * to open, after reporting why on `error` (once per attempt); the caller retries with backoff.
    */
   private openSocket(signal: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      let ws: FeedSocket | undefined;
-      let timer: Timer | undefined;
-      let settled = false;
-      const settle = () => {
-        settled = true;
-        timer?.cancel();
-        signal.removeEventListener('abort', onAbort);
-      };
-      const failAttempt = (error: unknown) => {
-        if (settled) return;
-        settle();
-        endQuietly(ws);
-        reject(error);
-      };
-      const onAbort = () => failAttempt(signal.reason);
-      const handlers: SocketHandlers = {
-        open: () => {
-          if (settled || ws === undefined) return;
-          settle();
-          this.adopt(ws);
-          resolve();
-        },
-        message: (data) => {
-          if (ws !== undefined && ws === this.socket) this.onMessage(data);
-        },
-        error: (error) => {
-          if (!settled) failAttempt(error);
-          else if (ws !== this.socket) return;
-          else if ('code' in error && WS_TOO_LARGE_CODES.has(error.code)) this.dropOversizedFrame(error.message, error);
-          else this.lastSocketError = error;
-        },
-        close: (code, reason) => {
-          if (!settled) failAttempt(new Error(`socket closed before opening (code ${code})`));
-          else if (ws !== undefined && ws === this.socket) this.onSocketClosed(code, socketDataText(reason));
-        },
-      };
-      try {
-        // permessage-deflate is offered by a class that has it (`ws`): maxPayload bounds the inflated size too.
-        ws = openFeedSocket(this.options.WebSocket, this.options.url, { maxPayload: this.options.maxFrameBytes, perMessageDeflate: true }, handlers);
-      } catch (e) {
-        return failAttempt(this.setupFailed(e));
-      }
-      if (settled) return;
-      timer = this.options.clock.setTimer(() => failAttempt(new Error(`socket not open after ${this.options.connectTimeoutMs} ms`)), this.options.connectTimeoutMs);
-      signal.addEventListener('abort', onAbort, { once: true });
+    return openAttempt(this.options, signal, {
+      open: (ws) => this.adopt(ws),
+      message: (ws, data) => {
+        if (ws === this.socket) this.onMessage(data);
+      },
+      error: (ws, error) => {
+        if (ws !== this.socket) return;
+        const limit = limitPassed(error, this.options);
+        if (limit !== undefined) this.dropForLimit(limit);
+        else this.lastSocketError = error;
+      },
+      close: (ws, code, reason) => {
+        if (ws === this.socket) this.onSocketClosed(code, socketDataText(reason));
+      },
+      failed: (error) => this.emit('error', error),
     });
-  }
-
-  /** A socket could not be created: reported now (the attempt is retried with backoff). */
-  private setupFailed(cause: unknown): ConnectionFailedError {
-    const error = new ConnectionFailedError(`cannot open a socket to ${this.options.url}: ${messageOf(cause)}`, {}, { cause });
-    this.emit('error', error);
-    return error;
   }
 
   private adopt(ws: FeedSocket): void {
@@ -326,7 +279,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     // `ws` enforces the limit before buffering; this catches a socket class without one (a
     // standard WebSocket), after receipt.
     const over = frameSizeOver(data, this.options.maxFrameBytes);
-    if (over !== undefined) return this.dropOversizedFrame(`received ${over}`);
+    if (over !== undefined) return this.dropForLimit(frameTooLarge(this.options, `received ${over}`));
     const text = socketDataText(data);
     this.keepAlive.onFrame();
     this.emit('message', text);
@@ -339,23 +292,19 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   }
 
   /**
-   * A frame exceeded `maxFrameBytes`: report it, end this socket now (whatever the server
-   * does next) and reconnect. `ws` has already sent the 1009 close frame; a standard socket
-   * is closed without one (it may only send 1000 or 3000-4999), reported as 1009 all the same.
+   * The server made the socket pass a limit (a frame over `maxFrameBytes`, too many
+   * fragments, a write backlog): report it, end this socket now (whatever the server does
+   * next) and reconnect. A socket that refused a frame has already sent its 1009 close frame;
+   * a standard socket is closed without one (it may only send 1000 or 3000-4999), reported as
+   * 1009 all the same.
    */
-  private dropOversizedFrame(detail: string, cause?: Error): void {
+  private dropForLimit({ error, closeCode }: LimitPassed): void {
     const ws = this.detach();
     if (ws === undefined) return;
     ws.terminate();
-    const limit = this.options.maxFrameBytes;
-    const error = new FrameTooLargeError(
-      `the feed at ${this.options.url} sent a frame larger than maxFrameBytes (${limit} bytes, after decompression; ${detail}): socket closed with 1009, reconnecting. Raise the connection option 'maxFrameBytes' if such frames are expected`,
-      limit,
-      { cause },
-    );
     this.emit('error', error);
     // An `error` listener may have closed the connection.
-    if (this.state === 'open') this.dropped(MESSAGE_TOO_BIG, error.message);
+    if (this.state === 'open') this.dropped(closeCode, error.message);
   }
 
   /** The keep-alive saw no frame in time: the socket is dead even if TCP thinks otherwise. */

@@ -8,6 +8,7 @@ import { systemClock, type Clock } from '../clock/Clock';
 import { defaultWebSocket } from './defaultWebSocket';
 import { socketShape } from './openFeedSocket';
 import { resolveReconnectPolicy, type ReconnectPolicyOptions, type ResolvedReconnectPolicyOptions } from './reconnectPolicy';
+import { DEFAULT_MAX_FRAGMENTS_PER_MESSAGE, DEFAULT_MAX_HANDSHAKE_HEAD_BYTES, DEFAULT_MAX_QUEUED_WRITE_BYTES } from './socketLimits';
 
 /**
  * What a text or binary message can be: `ws` gives Node `Buffer`s (which are `Uint8Array`s)
@@ -27,12 +28,22 @@ export interface WebSocketLike {
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
-/** What the connection passes as the second argument of a `ws`-style socket constructor (a subset of the `ws` client options). */
+/**
+ * What the connection passes as the second argument of a `ws`-style socket constructor: a
+ * subset of the `ws` client options, and the limits of the library's own Node socket (which
+ * `ws` ignores). A limit left out takes the default of the connection option of that name.
+ */
 export interface WebSocketClientOptions {
   /** Largest message accepted, in bytes, after decompression (`ws` closes the socket with 1009 past it). */
   readonly maxPayload: number;
   /** Offer permessage-deflate; the server decides whether frames are compressed (a class without compression, like `NodeWebSocket`, ignores it). */
   readonly perMessageDeflate: boolean;
+  /** Most frames one message may come in ({@link ConnectionOptions.maxFragmentsPerMessage}). */
+  readonly maxFragments?: number;
+  /** Most bytes queued for sending ({@link ConnectionOptions.maxQueuedWriteBytes}). */
+  readonly maxQueuedWriteBytes?: number;
+  /** Largest head of the server's answer to the upgrade request ({@link ConnectionOptions.maxHandshakeHeadBytes}). */
+  readonly maxHandshakeHeadBytes?: number;
 }
 
 /**
@@ -93,7 +104,12 @@ export interface ConnectionOptions {
   readonly heartbeatIntervalMs?: number;
   /** After a ping, the server must send some frame within this time, else the socket is dead: it is terminated and reconnected. @default 10000 */
   readonly pongTimeoutMs?: number;
-  /** A socket that is not open after this time counts as a failed attempt. @default 10000 */
+  /**
+   * A socket that is not open after this time counts as a failed attempt (reported on `error`,
+   * retried with backoff): it bounds the TCP connect, TLS and the upgrade handshake together,
+   * so a server that sends its answer's head a byte at a time cannot hold an attempt longer.
+   * @default 10000
+   */
   readonly connectTimeoutMs?: number;
   /**
    * Backoff between reconnect attempts, in the library's one backoff shape plus `stableAfterMs`
@@ -117,6 +133,35 @@ export interface ConnectionOptions {
    * @default 16777216 (16 MiB)
    */
   readonly maxFrameBytes?: number;
+  /**
+   * Most frames one feed message may come in (a message sent in fragments). A message in
+   * more closes that socket (code 1009), is reported as `TooManyFragmentsError`
+   * (`ERR_TOO_MANY_FRAGMENTS`) on the `error` event, and the connection reconnects. It is
+   * checked on each fragment's header, so a server that sends fragments without end (empty
+   * ones cost it two bytes each) is refused at once instead of holding the socket. Enforced
+   * by the default Node socket (the `ws` package and a browser have no such limit). An
+   * integer in [1, 2^31 - 1].
+   * @default 1024
+   */
+  readonly maxFragmentsPerMessage?: number;
+  /**
+   * Most bytes the client lets wait for a server that does not read them (its socket's
+   * write queue, above what the kernel holds). Pings are then answered without growing the
+   * queue (only the latest one, once it has drained); a command that would pass the limit
+   * closes that socket, is reported as `WriteBacklogError` (`ERR_WRITE_BACKLOG`), and the
+   * connection reconnects. Enforced by the default Node socket. An integer in [1, 2^31 - 1].
+   * @default 1048576 (1 MiB)
+   */
+  readonly maxQueuedWriteBytes?: number;
+  /**
+   * Largest head (status line and headers) of the server's answer to the upgrade request. A
+   * larger one fails that attempt, reported as `HandshakeFailedError`
+   * (`ERR_HANDSHAKE_FAILED`), and the connection retries with backoff; a head that never
+   * ends within `connectTimeoutMs` fails the attempt too. Enforced by the default Node
+   * socket. An integer in [1, 2^31 - 1].
+   * @default 65536 (64 KiB)
+   */
+  readonly maxHandshakeHeadBytes?: number;
 }
 
 export interface ResolvedConnectionOptions {
@@ -129,6 +174,9 @@ export interface ResolvedConnectionOptions {
   readonly random: () => number;
   readonly clock: Clock;
   readonly maxFrameBytes: number;
+  readonly maxFragmentsPerMessage: number;
+  readonly maxQueuedWriteBytes: number;
+  readonly maxHandshakeHeadBytes: number;
 }
 
 /** Default of {@link ConnectionOptions.maxFrameBytes}: 16 MiB. */
@@ -151,6 +199,9 @@ export function resolveConnectionOptions(options: ConnectionOptions): ResolvedCo
     random: options.random ?? Math.random,
     clock: options.clock ?? systemClock,
     maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
+    maxFragmentsPerMessage: options.maxFragmentsPerMessage ?? DEFAULT_MAX_FRAGMENTS_PER_MESSAGE,
+    maxQueuedWriteBytes: options.maxQueuedWriteBytes ?? DEFAULT_MAX_QUEUED_WRITE_BYTES,
+    maxHandshakeHeadBytes: options.maxHandshakeHeadBytes ?? DEFAULT_MAX_HANDSHAKE_HEAD_BYTES,
   };
   // Throws InvalidParameterError naming 'WebSocket' for a class of neither shape.
   socketShape(resolved.WebSocket);
@@ -162,6 +213,10 @@ export function resolveConnectionOptions(options: ConnectionOptions): ResolvedCo
   }
   if (!(Number.isInteger(resolved.maxFrameBytes) && resolved.maxFrameBytes >= 1 && resolved.maxFrameBytes <= MAX_FRAME_BYTES_LIMIT)) {
     throw new InvalidParameterError(`maxFrameBytes must be an integer number of bytes in [1, ${MAX_FRAME_BYTES_LIMIT}]: got ${resolved.maxFrameBytes}`, { param: 'maxFrameBytes' });
+  }
+  for (const key of ['maxFragmentsPerMessage', 'maxQueuedWriteBytes', 'maxHandshakeHeadBytes'] as const) {
+    const value = resolved[key];
+    if (!(Number.isInteger(value) && value >= 1 && value <= MAX_FRAME_BYTES_LIMIT)) throw new InvalidParameterError(`${key} must be an integer in [1, ${MAX_FRAME_BYTES_LIMIT}]: got ${value}`, { param: key });
   }
   return resolved;
 }

@@ -177,6 +177,38 @@ export class FrameTooLargeError extends ExchangeReplicaError {
   }
 }
 
+/** A feed message came in more fragments than `maxFragmentsPerMessage`: that socket was closed (1009) and the connection reconnects. */
+export class TooManyFragmentsError extends ExchangeReplicaError {
+  /** The limit that was exceeded, in fragments. */
+  readonly limit: number;
+  constructor(message: string, limit: number, options?: { cause?: unknown }) {
+    super('ERR_TOO_MANY_FRAGMENTS', message, {}, options);
+    this.limit = limit;
+  }
+}
+
+/** The server stopped reading: a frame would have left more than `maxQueuedWriteBytes` waiting to be sent. That socket was dropped and the connection reconnects. */
+export class WriteBacklogError extends ExchangeReplicaError {
+  /** The limit that was exceeded, in bytes. */
+  readonly limitBytes: number;
+  constructor(message: string, limitBytes: number, options?: { cause?: unknown }) {
+    super('ERR_WRITE_BACKLOG', message, {}, options);
+    this.limitBytes = limitBytes;
+  }
+}
+
+/**
+ * The server's answer to the WebSocket upgrade request was not a valid one (a status other
+ * than 101, a wrong `Sec-WebSocket-Accept`, an extension or subprotocol not asked for, a head
+ * over `maxHandshakeHeadBytes`); `cause` is the socket's error. Reported once per attempt;
+ * the connection retries with backoff.
+ */
+export class HandshakeFailedError extends ExchangeReplicaError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ERR_HANDSHAKE_FAILED', message, {}, options);
+  }
+}
+
 /**
  * A paged listing answered a `next_cursor` already sent in the same walk (a cursor cycle of
  * any length): following it would loop and repeat records.

@@ -132,10 +132,12 @@ describe('Connection: maxFrameBytes', () => {
     const c = make('ws://127.0.0.1:9/ws', { WebSocket: Probe, connectTimeoutMs: 50 });
     expect(c.options.maxFrameBytes).toBe(16 * MiB);
     c.connect();
-    expect(seen).toEqual([{ maxPayload: 16 * MiB, perMessageDeflate: true }]);
+    // With the Node socket's own limits, which `ws` ignores.
+    const limits = { maxFragments: 1024, maxQueuedWriteBytes: 1 * MiB, maxHandshakeHeadBytes: 64 * 1024 };
+    expect(seen).toEqual([{ maxPayload: 16 * MiB, perMessageDeflate: true, ...limits }]);
     const d = make('ws://127.0.0.1:9/ws', { WebSocket: Probe, maxFrameBytes: 1234, connectTimeoutMs: 50 });
     d.connect();
-    expect(seen[1]).toEqual({ maxPayload: 1234, perMessageDeflate: true });
+    expect(seen[1]).toEqual({ maxPayload: 1234, perMessageDeflate: true, ...limits });
   });
 
   test.each([0, -1, 1.5, Number.NaN, 2 ** 31, Number.POSITIVE_INFINITY])('maxFrameBytes %p is rejected, naming the option', (value) => {

@@ -208,9 +208,11 @@ describe('Connection (fake timers)', () => {
     await flush();
     expect(FakeSocket.instances).toHaveLength(4);
     expect(c.state).toBe('failed');
-    expect(errors).toHaveLength(1);
-    expect(errors[0]!.code).toBe('ERR_CONNECTION_FAILED');
-    expect(c.failureError).toBe(errors[0]);
+    // Each failed attempt is reported (its socket's error as cause), then the final failure.
+    expect(errors.map((e) => e.code)).toEqual(Array(5).fill('ERR_CONNECTION_FAILED'));
+    expect(errors[0]!.cause).toEqual(new Error('ECONNRESET'));
+    expect(c.failureError).toBe(errors[4]);
+    expect(c.failureError!.cause).toBe(errors[3]);
     expect(jest.getTimerCount()).toBe(0);
     await jest.advanceTimersByTimeAsync(60_000);
     expect(FakeSocket.instances).toHaveLength(4);

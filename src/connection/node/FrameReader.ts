@@ -3,11 +3,16 @@
  * bytes of a TCP stream, in whatever pieces they arrive. The hot case, a whole unfragmented
  * text frame inside one read, costs one header check and one UTF-8 decode straight from the
  * read buffer: no copy, no intermediate object. Only bytes that must outlive the read (a
- * frame cut by the read's end, fragments, control payloads) are copied, and a large frame
- * is gathered in pieces and joined once (linear in its size).
+ * frame cut by the read's end, fragments, control payloads) are copied, each into one
+ * growing buffer (linear in its size, no object per piece).
  *
- * Size limits are checked on the header, before any payload is buffered.
+ * Limits are checked on the header, before any payload is buffered: a message's size (a
+ * fragmented one counted whole) and its number of fragments. What the reader holds is thus
+ * bounded by the message limit (at most twice it, with the doubling growth) plus one read,
+ * however the server cuts its frames.
  */
+import { DEFAULT_MAX_FRAGMENTS_PER_MESSAGE } from '../socketLimits';
+import { GrowingBuffer } from './GrowingBuffer';
 import { WebSocketProtocolError } from './WebSocketProtocolError';
 
 /** What a {@link FrameReader} reports, in stream order. */
@@ -52,44 +57,59 @@ function utf8Text(bytes: Buffer, start: number, end: number): string | undefined
 }
 
 export class FrameReader {
-  /** Bytes of a frame cut by the end of a read (copies), and how many the frame needs (0: its header is not whole yet). */
-  private held: Buffer[] = [];
-  private heldBytes = 0;
+  /** The unread bytes of a frame cut by the end of a read (a copy), starting at that frame's first byte. */
+  private readonly held = new GrowingBuffer();
+  /** Size of the frame `held` starts with, header included (0: its header is not whole yet). */
   private needed = 0;
-  /** The message being reassembled from fragments (copies), by its first frame's opcode. */
-  private fragments: Buffer[] = [];
-  private fragmentBytes = 0;
+  /** The payload of the message being reassembled from fragments (a copy), its first frame's opcode, and its frames so far. */
+  private readonly fragments = new GrowingBuffer();
   private fragmentOpcode = 0;
+  private fragmentCount = 0;
   private done = false;
 
-  /** @param maxPayload largest message accepted, in bytes (a fragmented one counted whole) */
+  /**
+   * @param maxPayload largest message accepted, in bytes (a fragmented one counted whole)
+   * @param maxFragments most frames one message may come in
+   */
   constructor(
     private readonly sink: FrameSink,
     private readonly maxPayload: number,
+    private readonly maxFragments: number = DEFAULT_MAX_FRAGMENTS_PER_MESSAGE,
   ) {}
+
+  /** Bytes the reader holds between reads (allocated, not just used): a frame cut by a read, and a fragmented message's payload so far. */
+  get bufferedBytes(): number {
+    return this.held.capacity + this.fragments.capacity;
+  }
 
   /** Stops reading: nothing more is reported (the socket is being ended). */
   stop(): void {
     this.done = true;
-    this.held = [];
-    this.fragments = [];
+    this.held.clear();
+    this.fragments.clear();
   }
 
   /** Reads `chunk[0, end)`. The chunk may be reused by the caller afterwards: what must stay is copied. */
   push(chunk: Buffer, end: number): void {
     if (this.done) return;
-    let buf = chunk;
-    let len = end;
-    if (this.heldBytes > 0) {
-      this.held.push(Buffer.from(chunk.subarray(0, end)));
-      this.heldBytes += end;
-      if (this.heldBytes < this.needed) return;
-      buf = Buffer.concat(this.held, this.heldBytes);
-      len = buf.length;
-      this.held = [];
-      this.heldBytes = 0;
-      this.needed = 0;
+    if (this.held.length === 0) {
+      const pos = this.parse(chunk, end);
+      if (!this.done && pos < end) this.held.append(chunk, pos, end, this.needed);
+      return;
     }
+    this.held.append(chunk, 0, end, this.needed);
+    if (this.held.length < this.needed) return;
+    const bytes = this.held.bytes();
+    const pos = this.parse(bytes, bytes.length);
+    if (!this.done) this.held.dropFront(pos);
+  }
+
+  /**
+   * Reads every whole frame of `buf[0, len)`; returns where the first incomplete one starts
+   * (`len` when none), with {@link needed} set to its size when its header is whole.
+   */
+  private parse(buf: Buffer, len: number): number {
+    this.needed = 0;
     let pos = 0;
     while (!this.done) {
       const avail = len - pos;
@@ -110,21 +130,19 @@ export class FrameReader {
         header = 10;
       }
       const wrong = this.checkHeader(b0, b1, size);
-      if (wrong !== undefined) return this.fail(wrong);
+      if (wrong !== undefined) {
+        this.fail(wrong);
+        break;
+      }
       if (avail < header + size) {
-        this.needed = header + size - avail;
+        this.needed = header + size;
         break;
       }
       const start = pos + header;
       pos = start + size;
       this.frame(b0, buf, start, pos);
     }
-    if (this.done || pos >= len) return;
-    // Keep the unread tail; `needed` now counts what the rest of the frame still lacks.
-    const tail = Buffer.from(buf.subarray(pos, len));
-    this.held = [tail];
-    this.heldBytes = tail.length;
-    this.needed = this.needed > 0 ? tail.length + this.needed : 0;
+    return pos;
   }
 
   /** What is wrong with a frame's header, if anything (RFC 6455 5.2, 5.4, 5.5, and the size limit). */
@@ -140,7 +158,9 @@ export class FrameReader {
     }
     if (opcode === OP_CONTINUATION) {
       if (this.fragmentOpcode === 0) return new WebSocketProtocolError('invalid WebSocket frame: continuation frame without a message to continue', 'WS_ERR_INVALID_OPCODE', 1002);
-      return this.overLimit(this.fragmentBytes + size);
+      // Counted on the header too: empty fragments cost no bytes, and a message that never ends is refused here.
+      if (this.fragmentCount >= this.maxFragments) return new WebSocketProtocolError(`Too many fragments: a message in more than ${this.maxFragments} frames`, 'WS_ERR_TOO_MANY_FRAGMENTS', 1009);
+      return this.overLimit(this.fragments.length + size);
     }
     if (opcode !== OP_TEXT && opcode !== OP_BINARY) return invalidOpcode(opcode);
     if (this.fragmentOpcode !== 0) return new WebSocketProtocolError('invalid WebSocket frame: a new message began before the fragmented one ended', 'WS_ERR_INVALID_OPCODE', 1002);
@@ -163,8 +183,8 @@ export class FrameReader {
       case OP_CONTINUATION:
         if (opcode !== OP_CONTINUATION && fin) return this.deliver(opcode, buf, start, end);
         if (opcode !== OP_CONTINUATION) this.fragmentOpcode = opcode;
-        this.fragments.push(Buffer.from(buf.subarray(start, end)));
-        this.fragmentBytes += end - start;
+        this.fragmentCount++;
+        this.fragments.append(buf, start, end, this.maxPayload);
         if (!fin) return;
         return this.endFragments();
       case OP_CLOSE:
@@ -177,12 +197,13 @@ export class FrameReader {
   }
 
   private endFragments(): void {
-    const whole = Buffer.concat(this.fragments, this.fragmentBytes);
+    const whole = this.fragments.bytes();
     const opcode = this.fragmentOpcode;
-    this.fragments = [];
-    this.fragmentBytes = 0;
     this.fragmentOpcode = 0;
+    this.fragmentCount = 0;
+    // Delivered before the buffer is freed: the sink gets a copy (binary) or a string (text).
     this.deliver(opcode, whole, 0, whole.length);
+    this.fragments.clear();
   }
 
   private deliver(opcode: number, buf: Buffer, start: number, end: number): void {

@@ -9,6 +9,10 @@
  * Scope: `ws:`/`wss:` (TLS through `node:tls`, certificates checked), text and binary
  * messages, fragmentation, ping/pong, the closing handshake, a size limit checked on the
  * frame header before buffering (`maxPayload`, 1009 past it, like `ws`), strict UTF-8.
+ * What a server can make it hold is bounded: a message's fragments (`maxFragments`, 1009
+ * past it), the bytes queued for writing (`maxQueuedWriteBytes`: pings are answered without
+ * growing the queue, a data frame past it fails the socket), the handshake answer's head
+ * (`maxHandshakeHeadBytes`).
  * It offers no permessage-deflate: compressing costs every frame time on both sides, and the
  * feed's frames are small. Pass the `ws` package's `WebSocket` as `connection.WebSocket` to
  * have compression offered.
@@ -21,8 +25,11 @@ import type { Socket } from 'node:net';
 import type { ConnectionOptions as TlsConnectOptions } from 'node:tls';
 import type { RawSocketData, WebSocketClientOptions, WebSocketLike } from '../connectionOptions';
 import { FrameReader, isValidCloseCode, type FrameSink } from './FrameReader';
-import { CLIENT_OPCODE, clientFrame, closePayload } from './clientFrame';
-import { checkUpgradeResponse, expectedAccept, MAX_HANDSHAKE_HEAD_BYTES, upgradeRequest } from './upgradeHandshake';
+import { DEFAULT_MAX_FRAGMENTS_PER_MESSAGE, DEFAULT_MAX_HANDSHAKE_HEAD_BYTES, DEFAULT_MAX_QUEUED_WRITE_BYTES } from '../socketLimits';
+import { CLIENT_OPCODE, closePayload } from './clientFrame';
+import { FrameWriter } from './FrameWriter';
+import { GrowingBuffer } from './GrowingBuffer';
+import { checkUpgradeResponse, expectedAccept, upgradeRequest } from './upgradeHandshake';
 import { WebSocketProtocolError } from './WebSocketProtocolError';
 
 const CONNECTING = 0;
@@ -62,10 +69,11 @@ export class NodeWebSocket implements WebSocketLike {
   private state = CONNECTING;
   private readonly socket: Socket;
   private readonly reader: FrameReader;
+  private readonly writer: FrameWriter;
   private readonly listeners: Listeners = { open: [], message: [], close: [], error: [] };
-  private readonly randomFill: (into: Buffer) => void;
-  /** The answer head read so far (before the upgrade), and the accept value it must carry. */
-  private head: Buffer | undefined = Buffer.alloc(0);
+  /** The answer head read so far (undefined once upgraded), its limit, and the accept value it must carry. */
+  private head: GrowingBuffer | undefined = new GrowingBuffer();
+  private readonly maxHeadBytes: number;
   private readonly accept: string;
   private closeSent = false;
   private closeReceived: { code: number; reason: string } | undefined;
@@ -78,10 +86,10 @@ export class NodeWebSocket implements WebSocketLike {
       throw new SyntaxError(`The URL's protocol must be one of "ws:", "wss:", "http:" or "https:" (got "${target.protocol}")`);
     }
     const { net, tls, crypto } = nodeModules();
-    this.randomFill = (into) => void crypto.randomFillSync(into);
     const key = crypto.randomBytes(16).toString('base64');
     this.accept = expectedAccept(key, (text) => crypto.createHash('sha1').update(text).digest('base64'));
-    this.reader = new FrameReader(this.sink(), options.maxPayload);
+    this.reader = new FrameReader(this.sink(), options.maxPayload, options.maxFragments ?? DEFAULT_MAX_FRAGMENTS_PER_MESSAGE);
+    this.maxHeadBytes = options.maxHandshakeHeadBytes ?? DEFAULT_MAX_HANDSHAKE_HEAD_BYTES;
     const host = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
     const port = Number(target.port || (secure ? 443 : 80));
     const readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
@@ -93,6 +101,7 @@ export class NodeWebSocket implements WebSocketLike {
       ? tls.connect(Object.assign(tlsOptions, { onread }))
       : net.connect({ host, port, onread, noDelay: true });
     if (secure) this.socket.setNoDelay(true);
+    this.writer = new FrameWriter(this.socket, options.maxQueuedWriteBytes ?? DEFAULT_MAX_QUEUED_WRITE_BYTES, (into) => void crypto.randomFillSync(into));
     this.socket.on('error', (error) => this.emit('error', error));
     this.socket.on('close', () => this.onSocketClosed());
     this.socket.write(upgradeRequest(target, key));
@@ -100,6 +109,11 @@ export class NodeWebSocket implements WebSocketLike {
 
   get readyState(): number {
     return this.state;
+  }
+
+  /** Bytes sent but not yet handed to the kernel (as the standard WebSocket's `bufferedAmount`), a pong waiting its turn included. */
+  get bufferedAmount(): number {
+    return this.writer.queuedBytes;
   }
 
   on(event: 'open', listener: () => void): this;
@@ -112,14 +126,26 @@ export class NodeWebSocket implements WebSocketLike {
   }
 
   /**
-   * Sends one text message.
+   * Sends one text message. One that would take the bytes queued past `maxQueuedWriteBytes`
+   * (the server is not reading) is dropped and fails the socket: `error`
+   * (`WS_ERR_WRITE_BACKLOG`), then `close` (1006), both after this call returns.
    * @throws Error while the socket is still connecting (as `ws` does); a socket that is
    * closing or closed drops the message.
    */
   send(data: string): void {
     if (this.state === CONNECTING) throw new Error('WebSocket is not open: readyState 0 (CONNECTING)');
     if (this.state !== OPEN) return;
-    this.socket.write(clientFrame(CLIENT_OPCODE.text, Buffer.from(data, 'utf8'), this.randomFill));
+    if (this.writer.send(CLIENT_OPCODE.text, Buffer.from(data, 'utf8'))) return;
+    // Reported after the call: the caller is in the middle of sending, not ready for a close.
+    // No close frame: it would only queue behind the rest (1008 is named, never sent).
+    const error = new WebSocketProtocolError(`the server is not reading: ${this.writer.queuedBytes} bytes wait to be sent, and a message of ${Buffer.byteLength(data)} more would pass the limit of ${this.writer.maxQueuedBytes} bytes (maxQueuedWriteBytes)`, 'WS_ERR_WRITE_BACKLOG', 1008);
+    this.state = CLOSING;
+    this.reader.stop();
+    this.writer.stop();
+    queueMicrotask(() => {
+      this.emit('error', error);
+      this.socket.destroy();
+    });
   }
 
   /**
@@ -144,34 +170,37 @@ export class NodeWebSocket implements WebSocketLike {
     if (this.state === CONNECTING) return this.abort('WebSocket was closed before the connection was established');
     this.state = CLOSING;
     this.reader.stop();
+    this.writer.stop();
     this.socket.destroy();
   }
 
   private onRead(buffer: Buffer, bytes: number): boolean {
     if (this.head === undefined) this.reader.push(buffer, bytes);
-    else this.readHead(buffer, bytes);
+    else this.readHead(this.head, buffer, bytes);
     return true;
   }
 
-  /** Before the upgrade: gathers the answer head, checks it, then reads what follows it as frames. */
-  private readHead(buffer: Buffer, bytes: number): void {
-    const head = Buffer.concat([this.head!, buffer.subarray(0, bytes)]);
-    const end = head.indexOf('\r\n\r\n');
-    if (end === -1) {
-      if (head.length > MAX_HANDSHAKE_HEAD_BYTES) this.failHandshake(new WebSocketProtocolError(`the server's answer to the upgrade request has a head over ${MAX_HANDSHAKE_HEAD_BYTES} bytes`, 'WS_ERR_HANDSHAKE', 1002));
-      else this.head = head;
-      return;
+  /** Before the upgrade: gathers the answer head (at most `maxHandshakeHeadBytes`), checks it, then reads what follows it as frames. */
+  private readHead(head: GrowingBuffer, buffer: Buffer, bytes: number): void {
+    // The blank line is looked for in the new bytes only (and the 3 before them): a head sent a byte at a time costs linear time.
+    const from = Math.max(0, head.length - 3);
+    head.append(buffer, 0, bytes, this.maxHeadBytes);
+    const all = head.bytes();
+    const end = all.indexOf('\r\n\r\n', from, 'latin1');
+    if (end === -1 ? all.length > this.maxHeadBytes + 3 : end > this.maxHeadBytes) {
+      return this.failHandshake(new WebSocketProtocolError(`the server's answer to the upgrade request has a head over ${this.maxHeadBytes} bytes (maxHandshakeHeadBytes)`, 'WS_ERR_HANDSHAKE', 1002));
     }
+    if (end === -1) return;
     this.head = undefined;
     try {
-      checkUpgradeResponse(head.toString('latin1', 0, end), this.accept);
+      checkUpgradeResponse(all.toString('latin1', 0, end), this.accept);
     } catch (e) {
       return this.failHandshake(e as Error);
     }
     if (this.state !== CONNECTING) return;
     this.state = OPEN;
     this.emit('open');
-    const rest = head.subarray(end + 4);
+    const rest = all.subarray(end + 4);
     if (rest.length > 0 && this.state === OPEN) this.reader.push(rest, rest.length);
   }
 
@@ -180,6 +209,7 @@ export class NodeWebSocket implements WebSocketLike {
     this.head = undefined;
     this.state = CLOSING;
     this.reader.stop();
+    this.writer.stop();
     this.emit('error', error);
     this.socket.destroy();
   }
@@ -199,7 +229,7 @@ export class NodeWebSocket implements WebSocketLike {
         for (const l of [...this.listeners.message]) l(data, true);
       },
       ping: (payload) => {
-        if (this.state === OPEN) this.socket.write(clientFrame(CLIENT_OPCODE.pong, payload, this.randomFill));
+        if (this.state === OPEN) this.writer.pong(payload);
       },
       pong: () => undefined,
       close: (code, reason) => {
@@ -212,10 +242,11 @@ export class NodeWebSocket implements WebSocketLike {
       },
       violation: (error) => {
         this.state = CLOSING;
-        this.emit('error', error);
+        // The close frame first: an error listener may terminate the socket at once.
         this.sendClose(error.closeCode, undefined);
         this.socket.end();
         this.armCloseTimer();
+        this.emit('error', error);
       },
     };
   }
@@ -223,7 +254,7 @@ export class NodeWebSocket implements WebSocketLike {
   private sendClose(code: number | undefined, reason: string | undefined): void {
     if (this.closeSent) return;
     this.closeSent = true;
-    this.socket.write(clientFrame(CLIENT_OPCODE.close, closePayload(code, reason), this.randomFill));
+    this.writer.close(closePayload(code, reason));
   }
 
   private armCloseTimer(): void {
@@ -236,6 +267,7 @@ export class NodeWebSocket implements WebSocketLike {
     if (this.state === CLOSED) return;
     this.state = CLOSED;
     this.reader.stop();
+    this.writer.stop();
     if (this.closeTimer !== undefined) clearTimeout(this.closeTimer);
     const { code, reason } = this.closeReceived ?? { code: 1006, reason: '' };
     this.emit('close', code, Buffer.from(reason, 'utf8'));

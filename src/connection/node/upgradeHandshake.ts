@@ -1,14 +1,13 @@
 /**
  * The opening handshake of a WebSocket client (RFC 6455 4.1): the HTTP/1.1 upgrade request,
  * and the check of the server's answer. No subprotocol and no extension is asked for, so an
- * answer that selects one is refused.
+ * answer that selects one is refused. The head's size is bounded where it is read
+ * (`NodeWebSocket`, `maxHandshakeHeadBytes`).
  */
 import { WebSocketProtocolError } from './WebSocketProtocolError';
 
 /** The GUID every server appends to the key before hashing (RFC 6455 1.3). */
 const ACCEPT_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
-/** Largest answer head read (status line and headers): a server that sends more is refused. */
-export const MAX_HANDSHAKE_HEAD_BYTES = 64 * 1024;
 
 /** The request for `url` (`ws:`/`wss:`), with `key` as `Sec-WebSocket-Key`. */
 export function upgradeRequest(url: URL, key: string): string {
