@@ -9,10 +9,9 @@
  * is subscribed again after `retryAfterMs` while the others carry the stream; the stream
  * ends with an error only when every line's did.
  */
-import { Observable } from 'rxjs';
 import { RequestTimeoutError } from '../errors';
-import { streamKey, type ChannelName, type ParamValues, type Scope, type SnapshotOperationName } from '../protocol';
-import type { ReplicaSource, SnapshotPage, SourceEvent, SourceListener } from '../replicas';
+import { streamKey, type ChannelName, type Scope } from '../protocol';
+import type { LoadedSnapshot, ReplicaSource, SnapshotQuery, SourceSink } from '../replicas';
 import { LineArbiter, type ArbitrationCounts, type LineArbiterOptions } from './LineArbiter';
 
 export interface ArbitratedSourceOptions extends LineArbiterOptions {
@@ -31,11 +30,7 @@ export class ArbitratedSource implements ReplicaSource {
     this.counts = { lines: lines.map(() => ({ won: 0, late: 0, gapsFilled: 0 })), resyncsAvoided: 0, gapsUnfilled: 0, streams: new Map() };
   }
 
-  events(channel: ChannelName, scope: Scope): Observable<SourceEvent> {
-    return new Observable<SourceEvent>((subscriber) => this.listen(channel, scope, subscriber));
-  }
-
-  listen(channel: ChannelName, scope: Scope, listener: SourceListener): () => void {
+  subscribe(channel: ChannelName, scope: Scope, listener: SourceSink): () => void {
     const key = streamKey(channel, scope);
     let stream = this.counts.streams.get(key);
     if (stream === undefined) this.counts.streams.set(key, (stream = { resyncsAvoided: 0, gapsUnfilled: 0 }));
@@ -46,7 +41,7 @@ export class ArbitratedSource implements ReplicaSource {
     let ended = false;
     const subscribeLine = (i: number): void => {
       const line = this.lines[i]!;
-      const lineListener: SourceListener = {
+      const lineListener: SourceSink = {
         next: (event) => {
           if (!ended) arbiter.next(i, event);
         },
@@ -68,7 +63,7 @@ export class ArbitratedSource implements ReplicaSource {
           if (failed.size === this.lines.length) finish(() => listener.complete());
         },
       };
-      stops[i] = line.listen ? line.listen(channel, scope, lineListener) : subscribeEvents(line, channel, scope, lineListener);
+      stops[i] = line.subscribe(channel, scope, lineListener);
     };
     const finish = (tell: () => void): void => {
       stop();
@@ -85,12 +80,7 @@ export class ArbitratedSource implements ReplicaSource {
     return stop;
   }
 
-  snapshot(operation: SnapshotOperationName, params: ParamValues, signal: AbortSignal): Promise<SnapshotPage> {
-    return this.lines[0]!.snapshot(operation, params, signal);
+  snapshot(query: SnapshotQuery): Promise<LoadedSnapshot> {
+    return this.lines[0]!.snapshot(query);
   }
-}
-
-function subscribeEvents(source: ReplicaSource, channel: ChannelName, scope: Scope, listener: SourceListener): () => void {
-  const subscription = source.events(channel, scope).subscribe(listener);
-  return () => subscription.unsubscribe();
 }

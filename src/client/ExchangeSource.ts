@@ -1,14 +1,15 @@
 /**
  * The exchange as a replica source: the router's stream of a channel and scope (feed
- * connection, decode, subscribe/resubscribe) and snapshots from the REST client, one attempt
- * per call (the replica's snapshot loader retries the whole snapshot with `resync.retry`: a
- * second, inner retry layer would multiply the attempts).
+ * connection, decode, subscribe/resubscribe) and a stream's whole snapshot from the REST
+ * client (paging inside: `loadExchangeSnapshot`), one attempt per page (the replica's
+ * snapshot loader retries the whole snapshot with `resync.retry`: a second, inner retry
+ * layer would multiply the attempts).
  */
-import type { Observable } from 'rxjs';
-import type { ChannelName, ParamValues, Scope, SnapshotOperationName } from '../protocol';
-import type { ReplicaSource, SnapshotPage, SourceEvent, SourceListener } from '../replicas';
+import type { ChannelName, Scope } from '../protocol';
+import type { LoadedSnapshot, ReplicaSource, SnapshotFetcher, SnapshotQuery, SourceSink } from '../replicas';
 import type { RestClient } from '../rest';
 import type { SubscriptionRouter } from '../router';
+import { loadExchangeSnapshot } from './exchangeSnapshot';
 
 const SINGLE_ATTEMPT = Object.freeze({ retries: 0 });
 
@@ -18,20 +19,20 @@ const SINGLE_ATTEMPT = Object.freeze({ retries: 0 });
  * const sync = new StreamSync({ channel: 'bbo', scope, reducer, source, scheduler }).start();
  */
 export class ExchangeSource implements ReplicaSource {
+  private readonly fetch: SnapshotFetcher;
+
   constructor(
-    private readonly router: Pick<SubscriptionRouter, 'stream' | 'listen'>,
-    private readonly rest: Pick<RestClient, 'call'>,
-  ) {}
-
-  events(channel: ChannelName, scope: Scope): Observable<SourceEvent> {
-    return this.router.stream(channel, scope);
+    private readonly router: Pick<SubscriptionRouter, 'listen'>,
+    rest: Pick<RestClient, 'call'>,
+  ) {
+    this.fetch = (operation, params, signal) => rest.call(operation, params, { signal, retry: SINGLE_ATTEMPT });
   }
 
-  listen(channel: ChannelName, scope: Scope, listener: SourceListener): () => void {
-    return this.router.listen(channel, scope, listener);
+  subscribe(channel: ChannelName, scope: Scope, sink: SourceSink): () => void {
+    return this.router.listen(channel, scope, sink);
   }
 
-  snapshot(operation: SnapshotOperationName, params: ParamValues, signal: AbortSignal): Promise<SnapshotPage> {
-    return this.rest.call(operation, params, { signal, retry: SINGLE_ATTEMPT });
+  snapshot(query: SnapshotQuery): Promise<LoadedSnapshot> {
+    return loadExchangeSnapshot(query, this.fetch);
   }
 }

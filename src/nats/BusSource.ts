@@ -9,7 +9,7 @@
  * read again from JetStream by a catch-up consumer of its own (its first snapshot request is
  * answered once it caught up, so its replica folds them onto the anchor).
  *
- * One stream (`events(channel, scope)`):
+ * One stream (`subscribe(channel, scope, sink)`):
  * - it starts when NATS is connected, a relay heartbeat lists the stream as `live` or
  *   `resyncing` (within `missedHeartbeats` of that relay's interval) and the stream's KV
  *   entry exists; until then nothing is emitted (the replica stays `syncing`);
@@ -22,7 +22,7 @@
  *   overlapping what another relay's batch already delivered) are dropped unread; an
  *   unreadable one is reported and sends `resync_required`;
  * - `snapshot()` answers a reader's first request after its `subscribed` with the anchor entry (the
- *   page its loader asks for: data, sequence, timestamp_ns); a later request (the replica
+ *   relay's stored snapshot: data, sequence, time); a later request (the replica
  *   resyncs: a gap, a `seq` it refused, the liveness window) reads the KV entry again:
  *   - the stream resumed after a hole at seq J and the entry is still below J - 1: a
  *     retryable `SnapshotError` (the replica backs off and asks again: every relay writes
@@ -53,8 +53,8 @@ import type { ConnectionOptions, Msg, NatsConnection, Subscription as NatsSubscr
 import { Observable } from 'rxjs';
 import { systemClock, type Clock, type Timer } from '../clock';
 import { AbortedError, InvalidParameterError } from '../errors';
-import { CHANNELS, streamKey, type ChannelName, type ParamValues, type Scope, type SnapshotOperationName } from '../protocol';
-import type { ReplicaSource, SnapshotPage, SourceEvent } from '../replicas';
+import { streamKey, type ChannelName, type Scope } from '../protocol';
+import type { LoadedSnapshot, ReplicaSource, SnapshotQuery, SourceEvent, SourceSink } from '../replicas';
 import { SnapshotError } from '../replicas/SnapshotError';
 import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, readSourceUpdates, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
 import { loadNats, type NatsModules } from './natsModules';
@@ -124,8 +124,6 @@ const CONSUMER_INACTIVE_MS = 30_000;
 const UTF8 = new TextDecoder();
 
 /** Cursor prefix of the (empty) older history pages of event channels: the bus holds the newest page only. */
-const OLDER_CURSOR = 'bus-older-';
-
 /**
  * @example
  * const source = new BusSource({ natsUrl: 'nats://127.0.0.1:4222' });
@@ -208,7 +206,8 @@ export class BusSource implements ReplicaSource {
     return meta.v === BUS_FORMAT_VERSION && Array.isArray(meta.markets) ? meta : undefined;
   }
 
-  events(channel: ChannelName, scope: Scope): Observable<SourceEvent> {
+  /** The stream as an observable (what `subscribe` reads). */
+  private events(channel: ChannelName, scope: Scope): Observable<SourceEvent> {
     return new Observable<SourceEvent>((subscriber) => {
       const key = streamKey(channel, scope);
       let found = this.feeds.get(key);
@@ -235,16 +234,18 @@ export class BusSource implements ReplicaSource {
     });
   }
 
-  async snapshot(operation: SnapshotOperationName, params: ParamValues, signal: AbortSignal): Promise<SnapshotPage> {
-    const feed = this.feedOf(operation, params);
-    const cursor = params['cursor'];
-    if (typeof cursor === 'string' && cursor.startsWith(OLDER_CURSOR)) {
-      // Older history pages: the bus keeps only the newest page (a gap marker shows the rest).
-      const n = Number(cursor.slice(OLDER_CURSOR.length)) || 1;
-      return { data: [], sequence: feed?.anchor?.sequence.toString() ?? '0', next_cursor: `${OLDER_CURSOR}${n + 1}` };
-    }
+  /** Subscribes `sink` to the bus stream of `channel` and `scope` (see the module comment). */
+  subscribe(channel: ChannelName, scope: Scope, sink: SourceSink): () => void {
+    const subscription = this.events(channel, scope).subscribe(sink);
+    return () => subscription.unsubscribe();
+  }
+
+  /** The snapshot of a running bus stream: the relay's KV entry as it stored it (an event stream's newest page, its history marked not exhausted). */
+  async snapshot(query: SnapshotQuery): Promise<LoadedSnapshot> {
+    const { signal } = query;
+    const feed = this.feeds.get(streamKey(query.channel, query.scope));
     if (feed === undefined || feed.anchor === undefined || feed.phase !== 'running') {
-      throw new SnapshotError(`no bus stream is running for ${operation} ${JSON.stringify(params)}`, { operation });
+      throw new SnapshotError(`no bus stream is running for ${streamKey(query.channel, query.scope)}`, { channel: query.channel, stream: streamKey(query.channel, query.scope) });
     }
     const token = feed.token;
     // A reader's first request after its `subscribed`: the anchor, whose updates above S it was given (once caught up).
@@ -252,7 +253,7 @@ export class BusSource implements ReplicaSource {
       await feed.caughtUp();
       if (signal.aborted || token !== feed.token || feed.phase !== 'running' || feed.anchor === undefined) throw new AbortedError('the snapshot request was aborted', { stream: feed.key });
       feed.answeredFirst();
-      return pageOf(feed.anchor);
+      return loadedOf(feed.anchor);
     }
     const fresh = await this.readEntry(feed);
     if (signal.aborted || token !== feed.token || feed.phase !== 'running') throw new AbortedError('the snapshot request was aborted', { stream: feed.key });
@@ -262,7 +263,7 @@ export class BusSource implements ReplicaSource {
     }
     feed.reanchor(fresh);
     // At or above everything delivered: every update it lacks is still to come.
-    if (feed.lastSeq === undefined || fresh.sequence >= feed.lastSeq) return pageOf(fresh);
+    if (feed.lastSeq === undefined || fresh.sequence >= feed.lastSeq) return loadedOf(fresh);
     // Below what was delivered: every reader starts again from the anchor, catching up from
     // JetStream (the updates it lacks were delivered before this request). Not awaited: this request ends now.
     this.rejoinAll(feed);
@@ -604,15 +605,7 @@ export class BusSource implements ReplicaSource {
   }
 
   /** The feed a snapshot request is for (each channel has its own snapshot operation). */
-  private feedOf(operation: SnapshotOperationName, params: ParamValues): BusFeed | undefined {
-    const { cursor: _cursor, ...rest } = params;
-    const wanted = JSON.stringify(rest);
-    for (const feed of this.feeds.values()) {
-      const spec = CHANNELS[feed.channel];
-      if (spec.snapshot === operation && JSON.stringify(spec.snapshotParams(feed.scope)) === wanted) return feed;
-    }
-    return undefined;
-  }
+
 
   private report(error: unknown): void {
     try {
@@ -623,12 +616,6 @@ export class BusSource implements ReplicaSource {
   }
 }
 
-function pageOf(entry: SnapshotRecord): SnapshotPage {
-  const base = { sequence: entry.sequence.toString(), timestamp_ns: entry.timestampNs.toString() };
-  const d = entry.data;
-  if (CHANNELS[entry.channel].kind === 'events' && typeof d === 'object' && d !== null && !Array.isArray(d) && 'records' in d) {
-    const h = d as { records: unknown; exhausted?: unknown };
-    return { ...base, data: h.records, next_cursor: h.exhausted === true ? null : `${OLDER_CURSOR}1` };
-  }
-  return { ...base, data: d, next_cursor: null };
+function loadedOf(entry: SnapshotRecord): LoadedSnapshot {
+  return { data: entry.data, sequence: entry.sequence, timestampNs: entry.timestampNs };
 }

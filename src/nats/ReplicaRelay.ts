@@ -14,11 +14,11 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import { ExchangeClient } from '../client';
 import { Backoff, type Timer } from '../clock';
-import { ExchangeReplicaError } from '../errors';
+import { AbortedError, ExchangeReplicaError } from '../errors';
 import { channelReducer } from '../replicas/channelReducers';
-import { loadSinglePage, StreamSync, type LoadedSnapshot, type SnapshotPage, type SnapshotRequest, type StreamSyncOptions } from '../replicas';
+import { StreamSync, type LoadedSnapshot, type StreamSyncOptions } from '../replicas';
 import type { AppliedHook } from '../replicas/AppliedChange';
-import { streamKey, type ChannelName, type OperationName, type ParamValues } from '../protocol';
+import { streamKey, type ChannelName } from '../protocol';
 import { BUS_FORMAT_VERSION, exactJson, readBatchHead, MARKETS_META_KEY, type MarketsMeta, encodeHeartbeat, heartbeatSubject, SNAPSHOT_HISTORY, UPDATE_HEADERS, updateStreamConfig, type Heartbeat, type HeartbeatStream, type RelayStreamStatus } from './busProtocol';
 import { loadNats, type NatsModules } from './natsModules';
 import { OrderedPublisher } from './OrderedPublisher';
@@ -27,7 +27,6 @@ import { defaultStreams } from './relayStreams';
 import { SnapshotStore } from './SnapshotStore';
 import { StreamRelay, type BreakReason } from './StreamRelay';
 
-const SINGLE_ATTEMPT = Object.freeze({ retries: 0 });
 /** JetStream's code for a stream name already taken (two relays creating it at once). */
 const STREAM_NAME_IN_USE = 10058;
 const STREAM_NOT_FOUND = 10059;
@@ -209,10 +208,9 @@ export class ReplicaRelay {
     const names = this.options.names;
     for (const { channel, scope } of streams) {
       const reducer = channelReducer(channel);
-      const load = (signal: AbortSignal): Promise<LoadedSnapshot> => {
-        const request: SnapshotRequest = { channel, scope, fetch: this.fetchSnapshotPage, signal, previous: undefined };
-        return reducer.loadSnapshot ? reducer.loadSnapshot(request) : loadSinglePage(request);
-      };
+      // The replicas' own seam: the client's source (REST paging inside), in a slot of the
+      // client's shared bound on snapshot fetches in flight.
+      const load = (signal: AbortSignal): Promise<LoadedSnapshot> => this.inSlot(signal, () => this.client.replicaDeps.source.snapshot({ channel, scope, signal }));
       const replica = (onApplied: AppliedHook<unknown>): StreamSync<unknown> =>
         new StreamSync<unknown>({ channel, scope, reducer, ...this.client.replicaDeps, onApplied }, this.replicaOptions);
       const relay: StreamRelay = new StreamRelay(
@@ -293,10 +291,17 @@ export class ReplicaRelay {
     }
   }
 
-  /** One page of a snapshot operation through the client's REST client (one attempt: the stream relay retries). */
-  private readonly fetchSnapshotPage = (operation: OperationName, params: ParamValues, signal: AbortSignal): Promise<SnapshotPage> =>
-    // The operations table types each operation's parameters and answer; a snapshot load names them at run time.
-    this.client.rest.request(operation as never, params as never, { signal, retry: SINGLE_ATTEMPT }) as Promise<never>;
+  /** Runs `load` in a slot of the client's resync scheduler (the bound shared with its replicas' snapshot fetches). */
+  private async inSlot<T>(signal: AbortSignal, load: () => Promise<T>): Promise<T> {
+    const scheduler = this.client.replicaDeps.scheduler;
+    const release = scheduler.tryAcquire() ?? (await scheduler.acquire(signal));
+    if (release === undefined) throw new AbortedError('the snapshot request was aborted', {});
+    try {
+      return await load();
+    } finally {
+      release();
+    }
+  }
 
   /**
    * Where a consumer can start reading `subject` when it holds no update above `sequence`:

@@ -1,9 +1,9 @@
 /**
  * The contract every channel reducer fulfils. The sync algorithm (StreamSync) is written
- * once and drives any reducer: it builds a state from a REST snapshot, then folds updates.
+ * once and drives any reducer: it builds a state from a snapshot (its source's), then folds updates.
  */
 import type { ChannelName, Scope } from '../protocol';
-import type { LoadedSnapshot, SnapshotRequest } from './SnapshotFetcher';
+import type { HistorySince } from './ReplicaSource';
 
 export interface Reducer<State, Data = unknown, Snapshot = unknown> {
   readonly channel: ChannelName;
@@ -28,9 +28,8 @@ export interface Reducer<State, Data = unknown, Snapshot = unknown> {
    */
   join?(folded: readonly State[]): State;
   /**
-   * Fetches the snapshot when one request of the channel's snapshot operation is not enough
-   * (every page of `orders`, paging back through event history). Absent: one request of
-   * `CHANNELS[channel].snapshot` with `snapshotParams(scope)`.
+   * Optional (event channels). What a resync's snapshot must reach back to, read from the
+   * state shown: the last record delivered (`SnapshotQuery.since`). Absent: any snapshot does.
    */
-  loadSnapshot?(request: SnapshotRequest<State>): Promise<LoadedSnapshot<Snapshot>>;
+  snapshotSince?(previous: State): HistorySince;
 }

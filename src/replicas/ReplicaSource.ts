@@ -6,9 +6,8 @@
  * exchange (router stream + REST: `ExchangeSource` in src/client/), a message bus, a
  * recording replayed.
  */
-import type { Observable } from 'rxjs';
-import type { ChannelName, ParamValues, Scope, SnapshotOperationName } from '../protocol';
-import type { SnapshotPage } from './SnapshotFetcher';
+import type { ChannelName, Scope } from '../protocol';
+import type { LoadedSnapshot } from './SnapshotFetcher';
 
 /** The subscription is active: updates follow. Sent again after every reconnect. */
 export interface SourceSubscribed {
@@ -51,38 +50,67 @@ export interface SourceDisconnected {
 
 export type SourceEvent = SourceSubscribed | SourceUpdate | SourceResyncRequired | SourceDisconnected;
 
-/** A consumer of `ReplicaSource.listen`: what an observer of `events` would get, called in place. */
-export interface SourceListener {
+/**
+ * What a source tells one subscriber: the events of a stream (`next`), its end with an error
+ * (`error`: `RequestTimeoutError` when a subscribe got no answer in time, which is transient;
+ * anything else is final, a refused scope), or its end (`complete`). The one listener shape
+ * of every source.
+ */
+export interface SourceSink {
   next(event: SourceEvent): void;
   error(error: unknown): void;
   complete(): void;
 }
 
+/** @deprecated the same as {@link SourceSink} (its old name). */
+export type SourceListener = SourceSink;
+
+/** How far back an event stream's snapshot must reach (see {@link SnapshotQuery.since}). */
+export interface HistorySince {
+  /** The last record `sequence` delivered; undefined when none was yet (then every record is new). */
+  readonly watermark: bigint | undefined;
+  /** Pages of history read at most (a source that pages); where they do not reach, the replica marks a gap. */
+  readonly maxPages?: number;
+}
+
+/** What a replica asks its source for: the whole snapshot of one stream. */
+export interface SnapshotQuery {
+  readonly channel: ChannelName;
+  readonly scope: Scope;
+  /**
+   * Event channels, on a resync: the history is wanted back to this record `sequence` (the
+   * last one the replica delivered; undefined when none was yet). Absent: the newest page
+   * (a first sync). State channels ignore it.
+   */
+  readonly since?: HistorySince;
+  /** Honoured: an aborted request rejects with `AbortedError` and stops its work. */
+  readonly signal: AbortSignal;
+}
+
 /**
+ * Where replicas come from, at the level of replicas: a stream of updates with a contiguous
+ * `seq` (plus resync signals) per channel and scope, and the snapshot of a stream with the
+ * `seq` it includes. The exchange (`ExchangeSource`: the router's streams, REST paging inside),
+ * several lines of it (`ArbitratedSource`), the NATS bus (`BusSource`) and a recording each
+ * implement it; `StreamSync`, the alignment rule, the statuses and the resync policy exist once.
+ *
  * @example
  * const source: ReplicaSource = {
- *   events: (channel, scope) => router.stream(channel, scope),
- *   snapshot: (operation, params, signal) => rest.call(operation, params, { signal }),
+ *   subscribe: (channel, scope, sink) => router.listen(channel, scope, sink),
+ *   snapshot: (query) => loadExchangeSnapshot(query, (op, params, signal) => rest.call(op, params, { signal })),
  * };
  */
 export interface ReplicaSource {
   /**
-   * The stream of one channel and scope. Subscribing to it subscribes at the source,
-   * unsubscribing releases it; it may be subscribed to again. It errors with
-   * `RequestTimeoutError` when a subscribe got no answer in time (transient: the replica
-   * subscribes again after `retryAfterMs`); any other error is final (a refused scope).
+   * Subscribes `sink` to the stream of one channel and scope (at the source, which shares
+   * one subscription between its subscribers); returns the function that unsubscribes
+   * (idempotent). A source may deliver synchronously, even before it returns.
    */
-  events(channel: ChannelName, scope: Scope): Observable<SourceEvent>;
+  subscribe(channel: ChannelName, scope: Scope, sink: SourceSink): () => void;
   /**
-   * Optional, the same stream as `events` without an RxJS subscriber chain per event (a
-   * replica's hot path): `listener` gets exactly what an observer of `events` would, and the
-   * returned function unsubscribes (idempotent). A source without it is read through `events`.
+   * The snapshot of one stream: its data (every page of it, already merged), the `seq` S it
+   * includes and the server's time. Not retried here: the replica retries the whole
+   * snapshot with its policy.
    */
-  listen?(channel: ChannelName, scope: Scope, listener: SourceListener): () => void;
-  /**
-   * One answer of a snapshot operation (a row of the operations table with its parameters):
-   * what `Reducer.loadSnapshot` and the generic loaders ask for, page by page. Honours
-   * `signal`. Not retried here: the replica retries the whole snapshot with its policy.
-   */
-  snapshot(operation: SnapshotOperationName, params: ParamValues, signal: AbortSignal): Promise<SnapshotPage>;
+  snapshot(query: SnapshotQuery): Promise<LoadedSnapshot>;
 }

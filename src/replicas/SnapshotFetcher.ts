@@ -27,12 +27,10 @@ export interface LoadedSnapshot<Snapshot = unknown> {
   readonly timestampNs: bigint;
 }
 
-/** Everything a snapshot load may use. */
-export interface SnapshotRequest<State = unknown> {
+/** Everything a REST snapshot load may use (the exchange's side of `ReplicaSource.snapshot`). */
+export interface SnapshotRequest {
   readonly channel: ChannelName;
   readonly scope: Scope;
   readonly fetch: SnapshotFetcher;
   readonly signal: AbortSignal;
-  /** The state shown before this resync, if any. */
-  readonly previous: State | undefined;
 }

@@ -33,15 +33,14 @@ import type { AppliedChange, AppliedHook } from './AppliedChange';
 import { buildFromSnapshot, foldUpdates, type BuiltState } from './buildState';
 import { LivenessWatch } from './LivenessWatch';
 import type { Reducer } from './Reducer';
-import type { ReplicaSource, SourceEvent, SourceListener, SourceUpdate } from './ReplicaSource';
+import type { ReplicaSource, SourceEvent, SourceSink, SourceUpdate } from './ReplicaSource';
 import { ReplicaEmission } from './ReplicaEmission';
 import type { EmissionCause, ReplicaState } from './ReplicaState';
 import { ResyncLimiter } from './ResyncLimiter';
 import { ResyncScheduler } from './ResyncScheduler';
-import type { LoadedSnapshot, SnapshotFetcher } from './SnapshotFetcher';
+import type { LoadedSnapshot } from './SnapshotFetcher';
 import { SnapshotAheadError } from './SnapshotError';
 import { isPermanentSnapshotFailure, SnapshotLoader } from './SnapshotLoader';
-import { loadSinglePage } from './snapshotLoaders';
 import { retryAfterMsOf } from '../rest/retryPolicy';
 import { ReplicaStateMachine, type SyncState } from './ReplicaStateMachine';
 import type { ReplicaStatus, StatusChange } from './ReplicaStatus';
@@ -74,8 +73,7 @@ export class StreamSync<S> {
   private readonly reducer: Reducer<S>;
   private readonly source: ReplicaSource;
   /** What this replica is to its source: one object for its whole life (no closure per event). */
-  private readonly listener: SourceListener;
-  private readonly fetch: SnapshotFetcher;
+  private readonly listener: SourceSink;
   private readonly loader: SnapshotLoader<BuiltState<S>>;
   private readonly options: ResolvedStreamSyncOptions;
   private readonly clock: Clock;
@@ -132,7 +130,6 @@ export class StreamSync<S> {
       error: (error) => this.guard(() => this.onStreamError(error)),
       complete: () => this.guard(() => this.onComplete()),
     };
-    this.fetch = (operation, params, signal) => source.snapshot(operation, params, signal);
     this.clock = this.options.clock;
     this.buffer = new UpdateBuffer<SourceUpdate>(this.options.maxBufferedUpdates, this.options.maxBufferedBytes);
     const limiter = new ResyncLimiter(this.options.resyncBurst, this.options.resyncRefillMs, this.clock);
@@ -194,17 +191,11 @@ export class StreamSync<S> {
     this.emissions.complete();
   }
 
-  /** Through the source's direct path when it has one (no RxJS hop per update), else its observable. */
   private subscribeStream(): void {
-    const source = this.source;
-    if (source.listen === undefined) {
-      this.subscription = source.events(this.channel, this.scope).subscribe(this.listener);
-      return;
-    }
     const subscription = { unsubscribe: noop };
     this.subscription = subscription;
     // Set before the call: a source may deliver (and even end the stream) synchronously.
-    subscription.unsubscribe = source.listen(this.channel, this.scope, this.listener);
+    subscription.unsubscribe = this.source.subscribe(this.channel, this.scope, this.listener);
   }
 
   private isLive(): boolean {
@@ -458,8 +449,8 @@ export class StreamSync<S> {
    */
   private async loadAndBuild(signal: AbortSignal): Promise<BuiltState<S>> {
     const previous = this.hasState ? this.state : undefined;
-    const request = { channel: this.channel, scope: this.scope, fetch: this.fetch, signal, previous };
-    const loaded: LoadedSnapshot = await (this.reducer.loadSnapshot ? this.reducer.loadSnapshot(request) : loadSinglePage(request));
+    const since = previous !== undefined ? this.reducer.snapshotSince?.(previous) : undefined;
+    const loaded: LoadedSnapshot = await this.source.snapshot({ channel: this.channel, scope: this.scope, since, signal });
     const receivedAtNs = this.clock.nowNs();
     if (signal.aborted) throw new AbortedError('the snapshot request was aborted', { stream: this.key });
     return buildFromSnapshot(this.reducer, loaded, this.scope, previous, this.buffer.toArray(), receivedAtNs, this.errorContext(), this.onApplied !== undefined);

@@ -48,7 +48,7 @@ type Row = Record<string, unknown>;
 function upsertReducer(channel: ChannelName, p: UpsertParams): Reducer<KeyedSet<unknown, Row>> {
   const { records, key } = p;
   const removes = p.removes?.bind(p) ?? (() => false);
-  return createUpsertReducer<unknown, Row>({ channel, keyOf: (r) => r[key], recordsOf: (data) => (data as Record<string, readonly Row[]>)[records]!, removes, allPages: p.allPages });
+  return createUpsertReducer<unknown, Row>({ channel, keyOf: (r) => r[key], recordsOf: (data) => (data as Record<string, readonly Row[]>)[records]!, removes });
 }
 
 function eventsReducer(channel: ChannelName, p: EventParams, options: EventReducerOptions): Reducer<EventLogState<Row>> {

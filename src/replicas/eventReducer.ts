@@ -12,7 +12,7 @@
 import { positiveInteger } from '../util/positiveInteger';
 import type { ChannelName } from '../protocol';
 import type { EventItem } from './EventItem';
-import { DEFAULT_MAX_HISTORY_PAGES, loadEventHistory, type EventHistory } from './eventHistory';
+import { DEFAULT_MAX_HISTORY_PAGES, type EventHistory } from './eventHistory';
 import type { Reducer } from './Reducer';
 
 /** Records kept in `recent`. @default 100 */
@@ -74,7 +74,7 @@ export function createEventReducer<T>(spec: EventChannelSpec<T>, options: EventR
   return {
     channel: spec.channel,
 
-    loadSnapshot: (request) => loadEventHistory<T>(request, request.previous ? { kind: 'since', watermark: request.previous.lastSequence } : { kind: 'newest' }, seqOf, maxPages),
+    snapshotSince: (previous) => ({ watermark: previous.lastSequence, maxPages }),
 
     fromSnapshot(history, _scope, previous) {
       const sorted = ascending(history.records);

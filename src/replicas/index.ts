@@ -9,7 +9,7 @@ export { SYNC_STATES, ReplicaStateMachine, canMove, statusOf, type SyncState } f
 export { InvalidTransitionError } from './InvalidTransitionError';
 export { STATUS_CODES, type ReplicaTransitionCode } from './statusCodes';
 export type { ReplicaState, EmissionCause } from './ReplicaState';
-export type { ReplicaSource, SourceEvent, SourceListener, SourceSubscribed, SourceUpdate, SourceResyncRequired, SourceDisconnected } from './ReplicaSource';
+export type { ReplicaSource, SnapshotQuery, HistorySince, SourceSink, SourceEvent, SourceListener, SourceSubscribed, SourceUpdate, SourceResyncRequired, SourceDisconnected } from './ReplicaSource';
 export { ResyncScheduler, DEFAULT_RESYNC_RETRY, type ResyncSchedulerOptions, type ReleaseSlot } from './ResyncScheduler';
 export { SnapshotLoader, isResyncRetryable, isPermanentSnapshotFailure, type SnapshotLoaderHandlers } from './SnapshotLoader';
 export { StreamSync, RESYNC_TRIGGERS, DEFAULT_LIVENESS_MS, type ResyncTrigger, type StreamSyncOptions, type StreamSyncConfig, type UpdateTimer } from './StreamSync';

@@ -1,6 +1,7 @@
 /** Test doubles and record builders for the replica tests: a hand-driven router stream and a fake fetcher. */
 import { Subject, firstValueFrom, filter, timeout, type Observable } from 'rxjs';
 import { encodeBase58, type Balance, type Fill, type LastCandle, type Order, type Position, type Subaccount, type Trade, type FundingRate, type OperationName, type ParamValues } from '../../src/protocol';
+import { loadExchangeSnapshot } from '../../src/client/exchangeSnapshot';
 import type { RouterEvent } from '../../src/router/RouterEvent';
 import type { ChannelName } from '../../src/protocol';
 import type { ReplicaSource } from '../../src/replicas/ReplicaSource';
@@ -84,11 +85,14 @@ export class FakeFetcher {
   }
 }
 
-/** A replica source on hand-driven streams (one, or one per channel) and a fake fetcher. */
+/** A replica source on hand-driven streams (one, or one per channel) and a fake fetcher answered page by page (the exchange's REST paging runs on it). */
 export function fakeSource(streams: FakeStream | ((channel: ChannelName) => FakeStream), fetcher: FakeFetcher): ReplicaSource {
   return {
-    events: (channel) => (typeof streams === 'function' ? streams(channel) : streams).events,
-    snapshot: (operation, params, signal) => fetcher.fetch(operation, params, signal),
+    subscribe: (channel, _scope, sink) => {
+      const subscription = (typeof streams === 'function' ? streams(channel) : streams).events.subscribe(sink);
+      return () => subscription.unsubscribe();
+    },
+    snapshot: (query) => loadExchangeSnapshot(query, fetcher.fetch),
   };
 }
 
@@ -97,9 +101,17 @@ export function waitFor<T>(source: Observable<T>, predicate: (v: T) => boolean, 
   return firstValueFrom(source.pipe(filter(predicate), timeout(ms)));
 }
 
-/** Lets pending promise callbacks run (no timers involved). */
-export async function settle(rounds = 30): Promise<void> {
-  for (let i = 0; i < rounds; i++) await Promise.resolve();
+/** Node's own setImmediate, kept before any test installs fake timers (they replace the global one). */
+const realSetImmediate = globalThis.setImmediate;
+
+/**
+ * Lets every pending promise callback run: resolves on the next turn of the event loop, which
+ * Node starts only once the microtask queue is empty, however long the chains in it (no count
+ * of microtask turns that a longer chain could outrun). No timer of the test's clock is
+ * involved, and fake timers do not hold it. `_rounds` is what older callers pass: ignored.
+ */
+export function settle(_rounds?: number): Promise<void> {
+  return new Promise((resolve) => realSetImmediate(resolve));
 }
 
 export const address = (n: number) => encodeBase58(new Uint8Array(32).fill(n + 1));

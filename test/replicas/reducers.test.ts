@@ -201,8 +201,8 @@ describe('channel registry', () => {
     const s = stateReducer('orders').fromSnapshot([order(1), order(2)], {});
     stateReducer('orders').apply(s, { orders: [order(1, 'filled'), order(3)] }, 1n);
     expect([...s.keys()].sort()).toEqual([order(2).order_id, order(3).order_id].sort());
-    expect(stateReducer('orders').loadSnapshot).toBeDefined(); // allPages
-    expect(stateReducer('balances').loadSnapshot).toBeUndefined();
+    expect(CHANNELS.orders.kind === 'upsert' && CHANNELS.orders.upsert.allPages).toBe(true); // every page, by the source
+    expect(CHANNELS.balances.kind === 'upsert' && CHANNELS.balances.upsert.allPages).toBeFalsy();
     const seqs = (c: EventChannel, data: unknown) => {
       const r = eventReducer(c);
       const st = r.apply(r.fromSnapshot({ records: [], exhausted: true }, {}), data, 1n);

@@ -6,7 +6,6 @@
  */
 import type { ChannelName } from '../../protocol';
 import type { Reducer } from '../Reducer';
-import { loadAllPages } from '../snapshotLoaders';
 import { createKeyedSet, isKeyedSet, loadKeyedSet, updateKeyedSet, type KeyedSet } from './KeyedSet';
 
 /** How one keyed channel is folded. */
@@ -17,8 +16,6 @@ export interface UpsertSpec<K, T> {
   readonly recordsOf: (data: unknown) => readonly T[];
   /** True when the record removes its key from the set (a closed position, a filled order). */
   readonly removes: (record: T) => boolean;
-  /** The snapshot is every page of the channel's snapshot operation (`orders`), not its first page only. */
-  readonly allPages?: boolean;
 }
 
 /**
@@ -30,20 +27,12 @@ export function upsertAll<K, T>(state: ReadonlyMap<K, T>, records: readonly T[],
   return updateKeyedSet(set, records, spec.keyOf, spec.removes);
 }
 
-/** A reducer over a keyed set; the snapshot is the list of records (every page of it with `allPages`). */
+/** A reducer over a keyed set; the snapshot is the list of records (every page of it, merged by the source). */
 export function createUpsertReducer<K, T>(spec: UpsertSpec<K, T>): Reducer<KeyedSet<K, T>, unknown, readonly T[]> {
-  const reducer: Reducer<KeyedSet<K, T>, unknown, readonly T[]> = {
+  return {
     channel: spec.channel,
     // A new set per snapshot: the one shown before is left as it was.
     fromSnapshot: (snapshot) => loadKeyedSet(createKeyedSet<K, T>(), snapshot, spec.keyOf, spec.removes),
     apply: (state, data) => upsertAll(state, spec.recordsOf(data), spec),
-  };
-  if (!spec.allPages) return reducer;
-  return {
-    ...reducer,
-    loadSnapshot: async (request) => {
-      const loaded = await loadAllPages(request);
-      return { ...loaded, data: loaded.data as T[] };
-    },
   };
 }
