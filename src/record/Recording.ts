@@ -1,13 +1,18 @@
 /**
  * A recording file read back: its chunks, its sessions (each client run appended to the file
  * is one session: a header entry, its entries, an end entry when it ended cleanly) and the
- * entries of one session, decompressed chunk by chunk as a reader advances. A torn or damaged
- * end (a process that died mid-write) is reported in `torn`, never thrown: everything before
- * it is read.
+ * entries of one session, decompressed chunk by chunk as a reader advances. Every chunk is
+ * checked against its checksum when the file is opened: a torn or damaged end (a process or
+ * machine that died mid-write) is reported in `torn`, never thrown, and everything before it
+ * is read; damage anywhere else refuses the file. A chunk that inflates past `maxChunkBytes`,
+ * or holds something that is not an entry, is an error when it is read.
  */
 import { readFileSync } from 'node:fs';
-import { decodeChunk, decodeChunkValues, scanChunks, type ChunkRef, type TornTail } from './chunks';
-import { isEntry, isInput, RECORDING_FORMAT, RECORDING_VERSION, type Entry, type SessionEnd, type SessionHeader } from './entries';
+import { InvalidParameterError } from '../errors';
+import { bufferSource } from './byteSource';
+import { scanChunks } from './chunkScan';
+import { decodeChunk, decodeChunkValues, DEFAULT_MAX_CHUNK_BYTES, MAX_CHUNK_BYTES_LIMIT, type ChunkRef, type TornTail } from './chunks';
+import { isEntry, isEntryTag, isInput, RECORDING_FORMAT, RECORDING_VERSION, type Entry, type SessionEnd, type SessionHeader } from './entries';
 import { RecordingFormatError } from './errors';
 
 /** One session of a file. */
@@ -21,40 +26,61 @@ export interface SessionInfo {
   readonly entries: number;
 }
 
+/** Options of {@link Recording}. */
+export interface RecordingOptions {
+  /**
+   * Most bytes one chunk may inflate to: past it, reading the chunk is `ERR_RECORDING_INVALID`
+   * after inflating that much, never more (a small file cannot inflate to gigabytes). Raise
+   * it for a recording of REST answers or frames larger than half of it.
+   * @default 134217728 (128 MiB)
+   */
+  readonly maxChunkBytes?: number;
+}
+
 export class Recording {
   readonly chunks: readonly ChunkRef[];
+  /** The unreadable end of the file, if any. */
+  readonly torn: TornTail | undefined;
   private readonly buf: Buffer;
-  private tornTail: TornTail | undefined;
+  private readonly maxChunkBytes: number;
   private sessionList: SessionInfo[] | undefined;
 
   /**
    * @param bytes the file's content
-   * @throws RecordingFormatError when `bytes` are not a recording.
+   * @throws RecordingFormatError when `bytes` are not a recording, or are damaged (or were
+   * edited) anywhere but at the end; InvalidParameterError for a bad option.
    */
   constructor(
     bytes: Uint8Array,
     /** For messages: the file's path. */
     readonly name = 'the recording',
+    options: RecordingOptions = {},
   ) {
+    const max = options.maxChunkBytes ?? DEFAULT_MAX_CHUNK_BYTES;
+    if (!Number.isSafeInteger(max) || max < 1 || max > MAX_CHUNK_BYTES_LIMIT) {
+      throw new InvalidParameterError(`invalid option 'maxChunkBytes': expected an integer from 1 to ${MAX_CHUNK_BYTES_LIMIT}, got ${String(max)}`, { param: 'maxChunkBytes' });
+    }
+    this.maxChunkBytes = max;
     const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.buf = buf;
-    const { chunks, torn } = scanChunks(buf, name);
+    const { chunks, torn } = scanChunks(bufferSource(buf), name);
     this.chunks = chunks;
-    this.tornTail = torn;
+    this.torn = torn;
   }
 
   /**
    * Reads a recording file.
-   * @throws RecordingFormatError when it is not a recording or cannot be read.
+   * @throws RecordingFormatError when it cannot be read, is not a recording, or is damaged
+   * anywhere but at the end; InvalidParameterError for a bad option.
    */
-  static open(path: string): Recording {
+  static open(path: string, options: RecordingOptions = {}): Recording {
     let buf: Buffer;
     try {
       buf = readFileSync(path);
     } catch (e) {
       throw new RecordingFormatError(`cannot read the recording ${path}: ${(e as Error).message}`, {}, { cause: e });
     }
-    return new Recording(buf, path);
+    return new Recording(buf, path, options);
   }
 
   /** Size of the file in bytes. */
@@ -62,46 +88,42 @@ export class Recording {
     return this.buf.length;
   }
 
-  /** The unreadable end of the file, if any (known in full once every chunk was decompressed, e.g. after `sessions()`). */
-  get torn(): TornTail | undefined {
-    return this.tornTail;
-  }
-
   /**
-   * The lines of chunk `i`, or undefined when it is damaged (it becomes the torn tail: it and
-   * everything after it are not read).
+   * The lines of chunk `i`; undefined past the last chunk.
+   * @throws RecordingFormatError when it cannot be inflated, inflates past `maxChunkBytes`,
+   * or does not hold the entries its header says.
    */
   chunkLines(i: number): string[] | undefined {
     const chunk = this.chunks[i];
-    if (chunk === undefined || (this.tornTail !== undefined && chunk.offset >= this.tornTail.offset)) return undefined;
+    if (chunk === undefined) return undefined;
     try {
-      return decodeChunk(this.buf, chunk);
+      return decodeChunk(this.buf, chunk, this.maxChunkBytes);
     } catch (e) {
-      this.tornTail = { offset: chunk.offset, bytes: this.buf.length - chunk.offset, reason: `damaged chunk: ${(e as Error).message}` };
-      return undefined;
+      throw this.invalid(chunk, (e as Error).message, e);
     }
   }
 
   /**
-   * The entries of chunk `i`, or undefined when it is damaged (it becomes the torn tail).
-   * @throws RecordingFormatError when a value in it is not an entry.
+   * The entries of chunk `i`; undefined past the last chunk.
+   * @throws RecordingFormatError as {@link chunkLines} does, and when a value in it is not an
+   * entry (an unknown kind included).
    */
   chunkEntries(i: number): Entry[] | undefined {
     const chunk = this.chunks[i];
-    if (chunk === undefined || (this.tornTail !== undefined && chunk.offset >= this.tornTail.offset)) return undefined;
+    if (chunk === undefined) return undefined;
     let values: unknown[];
     try {
-      values = decodeChunkValues(this.buf, chunk);
+      values = decodeChunkValues(this.buf, chunk, this.maxChunkBytes);
     } catch (e) {
-      this.tornTail = { offset: chunk.offset, bytes: this.buf.length - chunk.offset, reason: `damaged chunk: ${(e as Error).message}` };
-      return undefined;
+      throw this.invalid(chunk, (e as Error).message, e);
     }
-    for (const v of values) if (!isEntry(v)) throw new RecordingFormatError(`${this.name}: not an entry of a recording: ${JSON.stringify(v).slice(0, 80)}`);
+    for (let j = 0; j < values.length; j++) if (!isEntry(values[j])) throw this.notAnEntry(chunk, j, JSON.stringify(values[j]) ?? String(values[j]));
     return values as Entry[];
   }
 
   /**
-   * Every session of the file (decompresses the whole file once; only header and end entries are parsed).
+   * Every session of the file (decompresses the whole file once; only header and end entries
+   * are parsed, the kind of every other one is checked).
    * @throws RecordingFormatError when the entries are not a recording's.
    */
   sessions(): readonly SessionInfo[] {
@@ -115,17 +137,21 @@ export class Recording {
     for (let i = 0; ; i++) {
       const lines = this.chunkLines(i);
       if (lines === undefined) break;
-      for (const line of lines) {
+      for (let j = 0; j < lines.length; j++) {
+        const line = lines[j]!;
         if (line.startsWith('["h",')) {
           close();
           current = { header: checkHeader(parseEntry(line, this.name), this.name), entries: 0, end: undefined };
         } else if (line.startsWith('["z",')) {
           if (current) current.end = (parseEntry(line, this.name) as readonly ['z', SessionEnd])[1];
           close();
+        } else if (!(line[0] === '[' && line[1] === '"' && line[3] === '"' && isEntryTag(line[2]!))) {
+          // Every entry's kind is one character: `["x",...`.
+          throw this.notAnEntry(this.chunks[i]!, j, line);
         } else if (current) {
           current.entries++;
         } else {
-          throw new RecordingFormatError(`${this.name}: entries before any session header`);
+          throw new RecordingFormatError(`${this.name}: entries before any session header`, {}, { chunk: i, offset: this.chunks[i]!.offset });
         }
       }
     }
@@ -152,13 +178,30 @@ export class Recording {
       }
     }
     const found = seen + 1;
-    throw new RecordingFormatError(`${this.name} has no session ${index} (it holds ${found} session${found === 1 ? '' : 's'}, numbered from 0)${this.tornTail ? `; its end is torn: ${this.tornTail.reason}` : ''}`);
+    throw new RecordingFormatError(`${this.name} has no session ${index} (it holds ${found} session${found === 1 ? '' : 's'}, numbered from 0)${this.torn ? `; its end is torn: ${this.torn.reason}` : ''}`);
+  }
+
+  private invalid(chunk: ChunkRef, reason: string, cause?: unknown): RecordingFormatError {
+    return new RecordingFormatError(`${this.name}: chunk ${chunk.index} (byte ${chunk.offset}) cannot be read: ${reason}`, {}, { cause, chunk: chunk.index, offset: chunk.offset });
+  }
+
+  private notAnEntry(chunk: ChunkRef, j: number, text: string): RecordingFormatError {
+    let kind = '';
+    try {
+      const v: unknown = JSON.parse(text);
+      if (Array.isArray(v) && typeof v[0] === 'string') kind = `an entry of unknown kind ${JSON.stringify(v[0])}`;
+    } catch {
+      // Not JSON: said as such below.
+    }
+    const what = kind || 'not an entry of a recording';
+    return new RecordingFormatError(`${this.name}: chunk ${chunk.index} (byte ${chunk.offset}), entry ${j} of the chunk: ${what}: ${text.slice(0, 80)}`, {}, { chunk: chunk.index, offset: chunk.offset });
   }
 }
 
 /**
  * Reads the entries of one session in order, with look-ahead. Ends before the session's end
- * entry, the next session's header, or the torn tail.
+ * entry, the next session's header, or the torn tail. `head`, `advance` and `hasInputAhead`
+ * throw `RecordingFormatError` when the chunk they read is invalid (and again if called again).
  */
 export class SessionCursor {
   /** Index in the session of the entry at `head()` (0 = the first after the header). */
@@ -217,7 +260,9 @@ export class SessionCursor {
     }
     const before = this.buf.length;
     while (!this.complete && this.buf.length === before) {
-      const entries = this.recording.chunkEntries(this.nextChunk++);
+      // Moves on only past a chunk read: a bad one throws again, never skipped.
+      const entries = this.recording.chunkEntries(this.nextChunk);
+      this.nextChunk++;
       if (entries === undefined) {
         this.complete = true;
         break;

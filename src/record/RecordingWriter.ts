@@ -1,12 +1,14 @@
 /**
  * Appends chunks of entries to a recording file: each chunk compressed and written with one
  * synchronous `write` (crash-safe: a process that dies leaves at most one torn chunk, at the
- * end), bounded in bytes. Opening an existing file appends to it, after cutting off a torn
- * tail left by a process that died (so the new chunks are readable after the old ones).
+ * end), bounded in bytes. Opening an existing file checks every chunk of it and appends,
+ * after cutting off a torn tail left by a process that died (so the new chunks are readable
+ * after the old ones); a file damaged anywhere else is refused, and left as it is.
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
-import { CHUNK_HEADER_BYTES, chunkHeader, decodeChunk, encodeChunk, type ChunkRef, type TornTail } from './chunks';
-import { RecordingFormatError } from './errors';
+import { closeSync, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { fileSource } from './byteSource';
+import { scanChunks } from './chunkScan';
+import { chunkHeader, DEFAULT_MAX_CHUNK_BYTES, encodeChunk, type TornTail } from './chunks';
 
 export interface RecordingWriterOptions {
   /** Most bytes this writer adds to the file; past it, `add` refuses entries. */
@@ -22,6 +24,13 @@ export interface RecordingWriterOptions {
 /** Room kept for the end-of-session chunk when the size bound is reached. */
 export const END_RESERVE_BYTES = 512;
 
+/**
+ * Most UTF-16 units of entries in one chunk: a chunk is written before it would hold more,
+ * so that it inflates to at most a reader's default `maxChunkBytes` (3 UTF-8 bytes a unit at
+ * most), whatever `flushBytes` is. A single larger entry still makes a chunk of its own.
+ */
+const MAX_CHUNK_UNITS = Math.floor(DEFAULT_MAX_CHUNK_BYTES / 3);
+
 export class RecordingWriter {
   /** The torn tail found (and cut off) when the file was opened. */
   readonly repaired: TornTail | undefined;
@@ -34,10 +43,12 @@ export class RecordingWriter {
   private fd: number | undefined;
   private lines: string[] = [];
   private pendingBytes = 0;
+  /** The checksum of the file's last chunk (each chunk's checksum is seeded with it). */
+  private previous: number;
 
   /**
-   * @throws RecordingFormatError when the file exists and is not a recording; the file
-   * system's error when it cannot be opened.
+   * @throws RecordingFormatError when the file exists and is not a recording, or is damaged
+   * anywhere but at its end; the file system's error when it cannot be opened.
    */
   constructor(
     readonly path: string,
@@ -45,7 +56,7 @@ export class RecordingWriter {
   ) {
     this.fd = openSync(path, 'a+');
     try {
-      this.repaired = repairTail(this.fd, path);
+      ({ torn: this.repaired, previous: this.previous } = repairTail(this.fd, path));
     } catch (e) {
       closeSync(this.fd);
       this.fd = undefined;
@@ -63,6 +74,8 @@ export class RecordingWriter {
    * @returns false when the entry was refused (size bound reached, or closed)
    */
   add(line: string): boolean {
+    if (this.full) return false;
+    if (this.pendingBytes + line.length >= MAX_CHUNK_UNITS) this.flush();
     if (this.full) return false;
     this.lines.push(line);
     this.pendingBytes += line.length + 1;
@@ -114,7 +127,7 @@ export class RecordingWriter {
 
   private encode(lines: readonly string[], n: number): Buffer {
     const text = n === lines.length ? `${lines.join('\n')}\n` : `${lines.slice(0, n).join('\n')}\n`;
-    return encodeChunk(Buffer.from(text, 'utf8'), n, this.options.compressionLevel);
+    return encodeChunk(Buffer.from(text, 'utf8'), n, this.options.compressionLevel, this.previous);
   }
 
   private write(chunk: Buffer): void {
@@ -122,54 +135,19 @@ export class RecordingWriter {
     let off = 0;
     while (off < chunk.length) off += writeSync(fd, chunk, off, chunk.length - off);
     if (this.options.fsync) fsyncSync(fd);
+    this.previous = chunkHeader(chunk, 0)!.checksum;
     this.written += chunk.length;
     this.chunks++;
   }
 }
 
 /**
- * Checks an existing file before appending: walks its chunk headers (24 bytes each, nothing
- * else is read) and decompresses the last chunk (a process that died mid-write leaves it
- * short; a disk that lied, damaged). Cuts off what follows the last good chunk.
+ * Checks an existing file before appending: every chunk against its checksum, one in memory
+ * at a time (nothing is inflated). Cuts off a torn tail; refuses a file that is not a
+ * recording, or damaged elsewhere, without touching it.
  */
-function repairTail(fd: number, path: string): TornTail | undefined {
-  const size = fstatSync(fd).size;
-  if (size === 0) return undefined;
-  const read = (offset: number, length: number): Buffer => {
-    const buf = Buffer.allocUnsafe(length);
-    let n = 0;
-    while (n < length) {
-      const got = readSync(fd, buf, n, length - n, offset + n);
-      if (got === 0) break;
-      n += got;
-    }
-    return buf.subarray(0, n);
-  };
-  let offset = 0;
-  let last: ChunkRef | undefined;
-  let torn: TornTail | undefined;
-  while (offset < size) {
-    const head = read(offset, Math.min(CHUNK_HEADER_BYTES, size - offset));
-    const header = head.length === CHUNK_HEADER_BYTES ? chunkHeader(head, 0) : undefined;
-    if (header === undefined || header.size < CHUNK_HEADER_BYTES + 8 || offset + header.size > size) {
-      // Never cut a file that is not a recording: only a torn first chunk of one.
-      const notOurs = header === undefined && (head.length === CHUNK_HEADER_BYTES || head[0] !== 0x1f || (head.length > 1 && head[1] !== 0x8b));
-      if (offset === 0 && notOurs) throw new RecordingFormatError(`${path} is not a recording of exchange-replica`);
-      const reason = header === undefined ? (head.length < CHUNK_HEADER_BYTES ? `incomplete chunk header (${head.length} bytes)` : 'bytes that are not a chunk') : `incomplete chunk (${size - offset} of ${header.size} bytes)`;
-      torn = { offset, bytes: size - offset, reason };
-      break;
-    }
-    const declared = header.size;
-    last = { offset, size: declared, entries: header.entries };
-    offset += declared;
-  }
-  if (torn === undefined && last !== undefined) {
-    try {
-      decodeChunk(read(last.offset, last.size), { ...last, offset: 0 });
-    } catch (e) {
-      torn = { offset: last.offset, bytes: size - last.offset, reason: `damaged last chunk: ${(e as Error).message}` };
-    }
-  }
+function repairTail(fd: number, path: string): { torn: TornTail | undefined; previous: number } {
+  const { chunks, torn } = scanChunks(fileSource(fd), path);
   if (torn !== undefined) ftruncateSync(fd, torn.offset);
-  return torn;
+  return { torn, previous: chunks[chunks.length - 1]?.checksum ?? 0 };
 }

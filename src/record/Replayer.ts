@@ -18,66 +18,28 @@
  * calls in reaction to the same emissions (or before the first input), goes through exactly
  * the recorded states, emissions, statuses and resyncs. A divergence is reported as a
  * `ReplayDivergenceError` (`done` rejects) naming the entry where the two parted; from there
- * on the replay is detached (clock frozen, no input delivered).
+ * on the replay is detached (clock frozen, no input delivered). So is a replay that stops on
+ * an error: a chunk that turns out invalid (`RecordingFormatError`), or a listener of the
+ * client that throws (`ERR_INTERNAL`, with it as `cause`): `done` rejects with it.
  */
 import { performance } from 'node:perf_hooks';
 import type { ExchangeClientOptions } from '../client/clientOptions';
 import type { Clock, Timer } from '../clock';
-import type { WebSocketClientOptions, WebSocketConstructor, WebSocketLike } from '../connection/connectionOptions';
-import { InvalidParameterError } from '../errors';
+import type { WebSocketConstructor } from '../connection/connectionOptions';
+import { ExchangeReplicaError, InvalidParameterError } from '../errors';
+import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
+import { messageOf } from '../errors/messageOf';
 import type { FetchLike } from '../rest';
-import type { TornTail } from './chunks';
-import { describeEntry, isInput, type Entry, type InputEntry, type SessionEnd, type SessionHeader } from './entries';
+import { describeEntry, isInput, type Entry, type InputEntry, type SessionHeader } from './entries';
 import { ReplayDivergenceError } from './errors';
-import { abortError, answerResponse, fetchFailure, SocketListeners, type SocketEvent } from './ioShapes';
 import { reviveOptions } from './json';
 import { Recording, type SessionCursor } from './Recording';
+import type { ReplayLog } from './replayLog';
+import type { ReplayOptions, ReplayResult, ReplayState } from './replayOptions';
+import { ReplayRequests } from './ReplayRequests';
+import { ReplaySockets } from './ReplaySockets';
 
-/** Options of {@link Replayer}. */
-export interface ReplayOptions {
-  /**
-   * Recorded time per real time: 1 replays at the recorded pace, 10 ten times faster, 0.5
-   * half as fast; `Infinity` as fast as possible.
-   * @default Infinity
-   */
-  readonly speed?: number;
-  /** Real time the replayer waits for the client to do what the log expects next before reporting a divergence. @default 10000 */
-  readonly stallTimeoutMs?: number;
-  /** The session of the file to replay, 0 for the first. @default 0 */
-  readonly session?: number;
-}
-
-/** How a replay went. */
-export interface ReplayResult {
-  /** Inputs delivered. */
-  readonly inputs: number;
-  /** Feed frames delivered. */
-  readonly frames: number;
-  /** Entries of the session gone through. */
-  readonly entries: number;
-  /** Recorded time of the last input delivered, ms since the session began. */
-  readonly recordedMs: number;
-  /** Real time the replay took from `start()`, ms. */
-  readonly realMs: number;
-  /** How the recording session ended; undefined when it has no end entry (the process died, or the file is torn). */
-  readonly end: SessionEnd | undefined;
-  /** The file's unreadable tail, if any (its entries were not replayed). */
-  readonly torn: TornTail | undefined;
-}
-
-/** Where a replay is: not started, delivering inputs, or over (every input delivered, a divergence, `stop()`). */
-export type ReplayState = 'ready' | 'running' | 'ended' | 'diverged' | 'stopped';
-
-interface PendingRequest {
-  readonly resolve: (answer: ReturnType<typeof answerResponse>) => void;
-  readonly reject: (error: Error) => void;
-  readonly settle: () => boolean;
-}
-
-interface ReplaySocketHandle {
-  readyState: number;
-  readonly listeners: SocketListeners;
-}
+export type { ReplayOptions, ReplayResult, ReplayState } from './replayOptions';
 
 export class Replayer {
   /** The session's header: URLs, the recorded client's options, `meta`. */
@@ -86,7 +48,11 @@ export class Replayer {
   readonly random: () => number;
   readonly WebSocket: WebSocketConstructor;
   readonly fetch: FetchLike;
-  /** Resolves when every input was delivered; rejects with `ReplayDivergenceError` on a divergence. */
+  /**
+   * Resolves when every input was delivered (or on `stop()`); rejects with
+   * `ReplayDivergenceError` on a divergence, `RecordingFormatError` when a chunk turns out
+   * invalid, `ERR_INTERNAL` when a listener of the client threw.
+   */
   readonly done: Promise<ReplayResult>;
 
   private readonly cursor: SessionCursor;
@@ -107,16 +73,14 @@ export class Replayer {
   private startedMs = 0;
   private paceOrigin: { real: number; recorded: number } | undefined;
   private timerCount = 0;
-  private socketCount = 0;
-  private requestCount = 0;
   private readonly timers = new Map<number, () => void>();
-  private readonly sockets = new Map<number, ReplaySocketHandle>();
-  private readonly requests = new Map<number, PendingRequest>();
+  private readonly sockets: ReplaySockets;
+  private readonly requests: ReplayRequests;
 
   /**
    * @param recording a recording, or the path of one
-   * @throws RecordingFormatError when the file is not a recording or has no such session;
-   * InvalidParameterError for a bad option.
+   * @throws RecordingFormatError when the file is not a recording, is damaged anywhere but
+   * at its end, or has no such session; InvalidParameterError for a bad option.
    */
   constructor(
     recording: Recording | string,
@@ -128,7 +92,7 @@ export class Replayer {
     if (typeof stall !== 'number' || !(stall > 0)) throw new InvalidParameterError(`invalid option 'stallTimeoutMs': expected a number > 0, got ${String(stall)}`, { param: 'stallTimeoutMs' });
     this.speed = speed;
     this.stallTimeoutMs = stall;
-    this.recording = typeof recording === 'string' ? Recording.open(recording) : recording;
+    this.recording = typeof recording === 'string' ? Recording.open(recording, options.maxChunkBytes === undefined ? {} : { maxChunkBytes: options.maxChunkBytes }) : recording;
     this.cursor = this.recording.session(options.session ?? 0);
     this.header = this.cursor.header;
     this.lastNs = BigInt(this.header.startedAtNs);
@@ -140,8 +104,15 @@ export class Replayer {
     this.done.catch(() => undefined);
     this.clock = { nowNs: () => this.nowNs(), nowMs: () => this.nowMs(), setTimer: (cb, ms) => this.setTimer(cb, ms) };
     this.random = () => this.draw();
-    this.fetch = (url, init) => this.request(url, init.signal);
-    this.WebSocket = this.socketClass();
+    const log: ReplayLog = {
+      attached: () => this.attached,
+      take: <T extends Entry>(tag: T[0], actual: () => string) => this.take<T>(tag, actual),
+      divergeAt: (expected, actual) => this.divergeAt(expected, actual),
+    };
+    this.sockets = new ReplaySockets(log);
+    this.requests = new ReplayRequests(log);
+    this.WebSocket = this.sockets.WebSocket;
+    this.fetch = this.requests.fetch;
   }
 
   /** The recording read. */
@@ -191,7 +162,7 @@ export class Replayer {
 
   /** Stops delivering inputs (`done` resolves with what was delivered); the client is detached from the log. */
   stop(): void {
-    if (this.state === 'ended' || this.state === 'diverged' || this.state === 'stopped') return;
+    if (!this.attached) return;
     this.finish('stopped');
   }
 
@@ -206,11 +177,14 @@ export class Replayer {
   private readonly step = (): void => {
     this.stepScheduled = false;
     if (this.state !== 'running') return;
-    const e = this.cursor.head();
+    const e = this.head();
+    if (this.state !== 'running') return;
     if (e === undefined) return this.finish('ended');
     if (!isInput(e)) {
       // The client has to act first (your code subscribes, or reacts to an emission).
-      if (!this.cursor.hasInputAhead()) return this.finish('ended');
+      const ahead = this.read(() => this.cursor.hasInputAhead(), false);
+      if (this.state !== 'running') return;
+      if (!ahead) return this.finish('ended');
       this.wait();
       return;
     }
@@ -237,72 +211,21 @@ export class Replayer {
       this.deliver(e);
     } catch (error) {
       // A listener of the client threw: it would have escaped `ws` the same way.
-      this.finish('stopped');
-      this.rejectDone(error instanceof Error ? error : new Error(String(error)));
+      this.fail(asExchangeReplicaError(error, `replay of ${this.recording.name} stopped at input ${this.inputs}: a listener of the client threw: ${messageOf(error)}`));
       return;
     }
     this.schedule();
   };
 
   private deliver(e: InputEntry): void {
-    switch (e[0]) {
-      case 't': {
-        const callback = this.timers.get(e[2]);
-        if (callback === undefined) return this.diverge(`timer #${e[2]} was cancelled (or never set) by the client`);
-        this.timers.delete(e[2]);
-        return callback();
-      }
-      case 'm': {
-        const s = this.socketOf(e[2], e);
-        if (s === undefined) return;
-        return s.listeners.emit('message', [e[3], e.length === 5]);
-      }
-      case 'o': {
-        const s = this.socketOf(e[2], e);
-        if (s === undefined) return;
-        s.readyState = 1;
-        return s.listeners.emit('open', []);
-      }
-      case 'c': {
-        const s = this.socketOf(e[2], e);
-        if (s === undefined) return;
-        s.readyState = 3;
-        return s.listeners.emit('close', [e[3], Buffer.from(e[4], 'utf8')]);
-      }
-      case 'e': {
-        const s = this.socketOf(e[2], e);
-        if (s === undefined) return;
-        const error = new Error(e[3]);
-        if (e[4] !== null) Object.assign(error, { code: e[4] });
-        return s.listeners.emit('error', [error]);
-      }
-      case 'a': {
-        const r = this.requestOf(e[2], e);
-        if (r === undefined) return;
-        return r.resolve(answerResponse(e[3], e[4], e[5], e[6]));
-      }
-      case 'f': {
-        const r = this.requestOf(e[2], e);
-        if (r === undefined) return;
-        return r.reject(fetchFailure(e[3], e[4], e[5]));
-      }
+    if (e[0] === 't') {
+      const callback = this.timers.get(e[2]);
+      if (callback === undefined) return this.diverge(`timer #${e[2]} was cancelled (or never set) by the client`);
+      this.timers.delete(e[2]);
+      return callback();
     }
-  }
-
-  private socketOf(id: number, e: InputEntry): ReplaySocketHandle | undefined {
-    const s = this.sockets.get(id);
-    if (s === undefined) this.divergeAt(e, `the client has no socket #${id}`);
-    return s;
-  }
-
-  private requestOf(id: number, e: InputEntry): PendingRequest | undefined {
-    const r = this.requests.get(id);
-    if (r === undefined || !r.settle()) {
-      this.divergeAt(e, `request #${id} was aborted (or never issued) by the client`);
-      return undefined;
-    }
-    this.requests.delete(id);
-    return r;
+    const missing = e[0] === 'a' || e[0] === 'f' ? this.requests.deliver(e) : this.sockets.deliver(e);
+    if (missing !== undefined) this.divergeAt(e, missing);
   }
 
   private wait(): void {
@@ -327,7 +250,27 @@ export class Replayer {
     if (this.waiting) this.schedule();
   }
 
-  private finish(state: 'ended' | 'stopped' | 'diverged', error?: ReplayDivergenceError): void {
+  /** The cursor's head entry; a chunk that turns out invalid there fails the replay (undefined). */
+  private head(): Entry | undefined {
+    return this.read(() => this.cursor.head(), undefined);
+  }
+
+  /** `f()` (a read of the log); when it throws (an invalid chunk), the replay fails and `fallback` is returned. */
+  private read<T>(f: () => T, fallback: T): T {
+    try {
+      return f();
+    } catch (error) {
+      this.fail(asExchangeReplicaError(error));
+      return fallback;
+    }
+  }
+
+  /** The replay stops on `error`: `done` rejects with it, the client is detached. */
+  private fail(error: ExchangeReplicaError): void {
+    if (this.attached) this.finish('failed', error);
+  }
+
+  private finish(state: 'ended' | 'stopped' | 'diverged' | 'failed', error?: ExchangeReplicaError): void {
     this.state = state;
     this.endWait();
     if (this.paceTimer) clearTimeout(this.paceTimer);
@@ -345,26 +288,29 @@ export class Replayer {
   }
 
   private diverge(actual: string): void {
-    this.divergeAt(this.cursor.head(), actual);
+    this.divergeAt(this.head(), actual);
   }
 
   private divergeAt(expected: Entry | undefined, actual: string): void {
-    if (this.state === 'diverged' || this.state === 'ended' || this.state === 'stopped') return;
-    const position = this.cursor.position - (expected !== undefined && expected !== this.cursor.head() ? 1 : 0);
+    if (!this.attached) return;
+    const head = this.head();
+    if (!this.attached) return;
+    const position = this.cursor.position - (expected !== undefined && expected !== head ? 1 : 0);
     const what = describeEntry(expected);
     const at = this.recordedMs > 0 ? `, ${(this.recordedMs / 1000).toFixed(3)} s into the recording` : '';
     const error = new ReplayDivergenceError(`replay of ${this.recording.name} diverged at entry ${position} (after input ${this.inputs}${at}): the recording has ${what}, the client did ${actual}`, position, what, actual);
     this.finish('diverged', error);
   }
 
-  /** True while outputs are checked against the log (not after its end, a divergence or a stop). */
+  /** True while outputs are checked against the log (not after its end, a divergence, a failure or a stop). */
   private get attached(): boolean {
     return this.state === 'ready' || this.state === 'running';
   }
 
   /** The head entry when it has tag `tag`, consumed; else a divergence (and undefined). */
   private take<T extends Entry>(tag: T[0], actual: () => string): T | undefined {
-    const e = this.cursor.head();
+    const e = this.head();
+    if (!this.attached) return undefined;
     if (e === undefined) {
       // Past the recording's end: nothing left to check against.
       this.finish('ended');
@@ -408,86 +354,6 @@ export class Replayer {
     if (e !== undefined && (e[1] !== id || !sameNumber(e[2], delayMs))) this.divergeAt(e, `set timer #${id} for ${delayMs} ms`);
     this.timers.set(id, callback);
     return { cancel: () => this.timers.delete(id) };
-  }
-
-  private request(url: string, signal: AbortSignal): Promise<ReturnType<typeof answerResponse>> {
-    const id = ++this.requestCount;
-    if (this.attached) {
-      const e = this.take<readonly ['F', number, string]>('F', () => `request #${id} to ${url}`);
-      if (e !== undefined && (e[1] !== id || e[2] !== url)) this.divergeAt(e, `request #${id} to ${url}`);
-    }
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      const onAbort = (): void => {
-        if (settled) return;
-        settled = true;
-        this.requests.delete(id);
-        reject(abortError());
-      };
-      if (signal.aborted) return onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.requests.set(id, {
-        resolve,
-        reject,
-        settle: () => {
-          if (settled) return false;
-          settled = true;
-          signal.removeEventListener('abort', onAbort);
-          return true;
-        },
-      });
-    });
-  }
-
-  private socketClass(): WebSocketConstructor {
-    const replay = this;
-    return class ReplaySocket implements WebSocketLike {
-      private readonly handle: ReplaySocketHandle;
-      private readonly id: number;
-
-      constructor(url: string, _options: WebSocketClientOptions) {
-        const id = (this.id = ++replay.socketCount);
-        this.handle = { readyState: 0, listeners: new SocketListeners() };
-        if (!replay.attached) return;
-        const e = replay.take<readonly ['S', number, string] | readonly ['S', number, string, string]>('S', () => `create socket #${id} for ${url}`);
-        if (e === undefined) return;
-        if (e[1] !== id || e[2] !== url) {
-          replay.divergeAt(e, `create socket #${id} for ${url}`);
-          return;
-        }
-        if (e.length === 4) throw new Error(e[3]);
-        replay.sockets.set(id, this.handle);
-      }
-
-      get readyState(): number {
-        return this.handle.readyState;
-      }
-
-      on(event: SocketEvent, listener: (...args: never[]) => void): this {
-        this.handle.listeners.add(event, listener);
-        return this;
-      }
-
-      send(data: string): void {
-        if (!replay.attached) return;
-        const e = replay.take<readonly ['s', number, string]>('s', () => `send on socket #${this.id}: ${data.slice(0, 120)}`);
-        if (e !== undefined && (e[1] !== this.id || e[2] !== data)) replay.divergeAt(e, `send on socket #${this.id}: ${data.slice(0, 120)}`);
-      }
-
-      close(code?: number, reason?: string): void {
-        if (this.handle.readyState < 2) this.handle.readyState = 2;
-        if (!replay.attached) return;
-        const e = replay.take<readonly ['C', number, number | null, string | null]>('C', () => `close socket #${this.id} (code ${code})`);
-        if (e !== undefined && (e[1] !== this.id || e[2] !== (code ?? null) || e[3] !== (reason ?? null))) replay.divergeAt(e, `close socket #${this.id} (code ${code}, ${reason})`);
-      }
-
-      terminate(): void {
-        if (this.handle.readyState < 2) this.handle.readyState = 2;
-        if (!replay.attached) return;
-        const e = replay.take<readonly ['K', number]>('K', () => `terminate socket #${this.id}`);
-        if (e !== undefined && e[1] !== this.id) replay.divergeAt(e, `terminate socket #${this.id}`);
-      }
-    };
   }
 }
 

@@ -79,7 +79,8 @@ export type EndEntry = readonly ['z', SessionEnd];
 export type Entry = InputEntry | OutputEntry | HeaderEntry | EndEntry;
 
 export const RECORDING_FORMAT = 'exchange-replica-recording';
-export const RECORDING_VERSION = 1;
+/** 2: every chunk carries a checksum (see chunks.ts); files of version 1 are refused. */
+export const RECORDING_VERSION = 2;
 
 const INPUT_TAGS = new Set(['o', 'm', 'c', 'e', 'a', 'f', 't']);
 const OUTPUT_TAGS = new Set(['n', 'd', 'r', 'T', 'S', 's', 'C', 'K', 'F']);
@@ -92,9 +93,14 @@ export function isOutput(e: Entry): e is OutputEntry {
   return OUTPUT_TAGS.has(e[0]);
 }
 
+/** True for the kind (first element) of an entry. */
+export function isEntryTag(tag: string): boolean {
+  return INPUT_TAGS.has(tag) || OUTPUT_TAGS.has(tag) || tag === 'h' || tag === 'z';
+}
+
 /** True for a value that has the shape of an entry (an array starting with a known tag). */
 export function isEntry(v: unknown): v is Entry {
-  return Array.isArray(v) && typeof v[0] === 'string' && (INPUT_TAGS.has(v[0]) || OUTPUT_TAGS.has(v[0]) || v[0] === 'h' || v[0] === 'z');
+  return Array.isArray(v) && typeof v[0] === 'string' && isEntryTag(v[0]);
 }
 
 const excerpt = (text: string, n = 120): string => (text.length > n ? `${JSON.stringify(text.slice(0, n))}...` : JSON.stringify(text));

@@ -1,10 +1,21 @@
 /** The errors of recording and replay. */
 import { ExchangeReplicaError, type ErrorContext } from '../errors';
 
-/** A file that is not a recording (or of a format version this library cannot read), or cannot be read at all. */
+/**
+ * A file that is not a recording (or of a format version this library cannot read), that
+ * cannot be read, or that is damaged or was edited (anywhere but a torn end): `chunk` and
+ * `offset` name the chunk at fault when there is one.
+ */
 export class RecordingFormatError extends ExchangeReplicaError {
-  constructor(message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
-    super('ERR_RECORDING_INVALID', message, context, options);
+  /** The chunk at fault (0 for the file's first), when one is. */
+  readonly chunk: number | undefined;
+  /** Where that chunk starts in the file, in bytes. */
+  readonly offset: number | undefined;
+
+  constructor(message: string, context: ErrorContext = {}, options: { cause?: unknown; chunk?: number; offset?: number } = {}) {
+    super('ERR_RECORDING_INVALID', message, context, options.cause !== undefined ? { cause: options.cause } : undefined);
+    this.chunk = options.chunk;
+    this.offset = options.offset;
   }
 }
 

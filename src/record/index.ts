@@ -4,8 +4,9 @@
  * feeds them back to a client, exactly.
  */
 export { FeedRecorder, type FeedRecorderOptions, type RecorderStats } from './FeedRecorder';
-export { Replayer, type ReplayOptions, type ReplayResult, type ReplayState } from './Replayer';
-export { Recording, SessionCursor, type SessionInfo } from './Recording';
+export { Replayer } from './Replayer';
+export type { ReplayOptions, ReplayResult, ReplayState } from './replayOptions';
+export { Recording, SessionCursor, type RecordingOptions, type SessionInfo } from './Recording';
 export { RecordingFormatError, ReplayDivergenceError } from './errors';
 export type { TornTail, ChunkRef } from './chunks';
 export type { Entry, InputEntry, OutputEntry, SessionHeader, SessionEnd, RecordingStopReason } from './entries';
