@@ -11,6 +11,10 @@
  */
 
 import type { ErrorCode } from './ErrorCode';
+import { FEED_ERROR_CODES, type FeedErrorCode } from '../protocol/frames';
+
+const FEED_CODES: readonly string[] = FEED_ERROR_CODES;
+const isFeedErrorCode = (code: string): code is FeedErrorCode => FEED_CODES.includes(code);
 
 export { ERROR_CODES, LIBRARY_ERROR_CODES, isErrorCode, type ErrorCode, type LibraryErrorCode, type ExchangeErrorCode } from './ErrorCode';
 
@@ -115,10 +119,18 @@ export class TransactionNotIndexedError extends ExchangeReplicaError {
   }
 }
 
-/** The feed answered with an error frame. `code` is the server's code. */
+/**
+ * The feed answered with an error frame. `code` is the server's code when it is one the
+ * protocol documents (`INVALID_SUBSCRIPTION`, `FEED_UNAVAILABLE`, ...), else
+ * `ERR_FEED_ERROR`: a code read from a frame is never taken for one of the library's own.
+ * `serverCode` always holds what the server said.
+ */
 export class FeedError extends ExchangeReplicaError {
-  constructor(code: string, message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
-    super(code as ErrorCode, message, context, options);
+  /** The code the server's frame carried, as received. */
+  readonly serverCode: string;
+  constructor(serverCode: string, message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
+    super(isFeedErrorCode(serverCode) ? serverCode : 'ERR_FEED_ERROR', message, context, options);
+    this.serverCode = serverCode;
   }
 }
 

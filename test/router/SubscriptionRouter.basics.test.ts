@@ -115,6 +115,14 @@ describe('SubscriptionRouter basics', () => {
     expect(h.connection.state).toBe('open');
   });
 
+  test('a server code is never taken for a library code: an error frame saying ERR_ABORTED is ERR_FEED_ERROR, with serverCode', async () => {
+    const h = await startHarness({ server: { refuseSubscribe: () => ({ code: 'ERR_ABORTED', error: 'not really aborted' }) } });
+    const r = new StreamRecorder(h.router.stream('book', BOOK_0));
+    await r.waitError();
+    expect(r.error).toBeInstanceOf(FeedError);
+    expect(r.error).toMatchObject({ code: 'ERR_FEED_ERROR', serverCode: 'ERR_ABORTED' });
+  });
+
   test('UNKNOWN_CHANNEL / INVALID_SUBSCRIPTION error only the observables of that stream', async () => {
     const h = await startHarness({
       server: {
@@ -130,7 +138,7 @@ describe('SubscriptionRouter basics', () => {
     await bad2.waitError();
     await unknown.waitError();
     expect(bad1.error).toBeInstanceOf(FeedError);
-    expect(bad1.error!.code).toBe('INVALID_SUBSCRIPTION');
+    expect(bad1.error).toMatchObject({ code: 'INVALID_SUBSCRIPTION', serverCode: 'INVALID_SUBSCRIPTION' });
     expect(bad1.error!.message).toContain('market 999 does not exist');
     expect(bad2.error).toBe(bad1.error);
     expect(unknown.error!.code).toBe('UNKNOWN_CHANNEL');
