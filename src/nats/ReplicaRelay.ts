@@ -14,9 +14,11 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import { ExchangeClient } from '../client';
 import { Backoff, type Timer } from '../clock';
-import { AbortedError, ExchangeReplicaError } from '../errors';
+import { ExchangeReplicaError } from '../errors';
 import { channelReducer } from '../replicas/channelReducers';
 import { StreamSync, type LoadedSnapshot, type StreamSyncOptions } from '../replicas';
+import { ResyncLimiter } from '../replicas/ResyncLimiter';
+import { loadThroughPolicy } from '../replicas/SnapshotLoader';
 import type { AppliedHook } from '../replicas/AppliedChange';
 import { streamKey, type ChannelName } from '../protocol';
 import { BUS_FORMAT_VERSION, exactJson, readBatchHead, MARKETS_META_KEY, type MarketsMeta, encodeHeartbeat, heartbeatSubject, SNAPSHOT_HISTORY, UPDATE_HEADERS, updateStreamConfig, type Heartbeat, type HeartbeatStream, type RelayStreamStatus } from './busProtocol';
@@ -26,6 +28,10 @@ import { resolveRelayOptions, type RelayStream, type ReplicaRelayOptions, type R
 import { defaultStreams } from './relayStreams';
 import { SnapshotStore } from './SnapshotStore';
 import { StreamRelay, type BreakReason } from './StreamRelay';
+
+/** A stream's budget of refresh snapshots: as a replica's (`resyncBurst`, `resyncRefillMs` defaults). */
+const REFRESH_BURST = 5;
+const REFRESH_REFILL_MS = 1000;
 
 /** JetStream's code for a stream name already taken (two relays creating it at once). */
 const STREAM_NAME_IN_USE = 10058;
@@ -208,9 +214,11 @@ export class ReplicaRelay {
     const names = this.options.names;
     for (const { channel, scope } of streams) {
       const reducer = channelReducer(channel);
-      // The replicas' own seam: the client's source (REST paging inside), in a slot of the
-      // client's shared bound on snapshot fetches in flight.
-      const load = (signal: AbortSignal): Promise<LoadedSnapshot> => this.inSlot(signal, () => this.client.replicaDeps.source.snapshot({ channel, scope, signal }));
+      // The replicas' own seam and loader policy: the client's source (REST paging inside), in a
+      // slot of the client's shared bound, within this stream's budget, retried like a replica's.
+      const { source, scheduler } = this.client.replicaDeps;
+      const limiter = new ResyncLimiter(REFRESH_BURST, REFRESH_REFILL_MS, this.options.clock);
+      const load = (signal: AbortSignal): Promise<LoadedSnapshot> => loadThroughPolicy((s) => source.snapshot({ channel, scope, signal: s }), signal, scheduler, limiter, this.options.clock);
       const replica = (onApplied: AppliedHook<unknown>): StreamSync<unknown> =>
         new StreamSync<unknown>({ channel, scope, reducer, ...this.client.replicaDeps, onApplied }, this.replicaOptions);
       const relay: StreamRelay = new StreamRelay(
@@ -288,18 +296,6 @@ export class ReplicaRelay {
       // forever, so `next()` always has a delay; the cap only satisfies its type.
       const waitMs = this.busCheckBackoff.next() ?? this.options.retry.maxDelayMs;
       if (!this.closing) this.busCheckTimer = this.options.clock.setTimer(() => void this.checkBus(), waitMs, { unref: true });
-    }
-  }
-
-  /** Runs `load` in a slot of the client's resync scheduler (the bound shared with its replicas' snapshot fetches). */
-  private async inSlot<T>(signal: AbortSignal, load: () => Promise<T>): Promise<T> {
-    const scheduler = this.client.replicaDeps.scheduler;
-    const release = scheduler.tryAcquire() ?? (await scheduler.acquire(signal));
-    if (release === undefined) throw new AbortedError('the snapshot request was aborted', {});
-    try {
-      return await load();
-    } finally {
-      release();
     }
   }
 

@@ -7,7 +7,7 @@
  * failure is one a later attempt may cure.
  */
 import { Backoff, type Clock } from '../clock';
-import { InvalidParameterError, RestApiError } from '../errors';
+import { AbortedError, InvalidParameterError, RestApiError } from '../errors';
 import { isRetryableError } from '../rest/retryPolicy';
 import { ReplicaIntegrityError } from './ReplicaIntegrityError';
 import type { ResyncLimiter } from './ResyncLimiter';
@@ -141,4 +141,35 @@ export class SnapshotLoader<T> {
       signal.addEventListener('abort', onAbort, { once: true });
     });
   }
+}
+
+/**
+ * One snapshot through the policy of a replica's loader, as a promise: a slot of the shared
+ * bound (`scheduler`), the stream's budget (`limiter`), retried with the scheduler's policy.
+ * For a caller that is not a replica but takes snapshots of the same streams (the NATS relay's
+ * refreshes). Rejects with `AbortedError` when `signal` fires first.
+ * @example
+ * const loaded = await loadThroughPolicy((s) => source.snapshot({ channel, scope, signal: s }), signal, scheduler, limiter, clock);
+ */
+export function loadThroughPolicy<T>(attempt: (signal: AbortSignal) => Promise<T>, signal: AbortSignal, scheduler: ResyncScheduler, limiter: ResyncLimiter, clock: Clock): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      loader.cancel();
+      reject(new AbortedError('the snapshot request was aborted', {}));
+    };
+    const done = (): void => signal.removeEventListener('abort', onAbort);
+    const loader = new SnapshotLoader<T>(
+      {
+        attempt,
+        onResult: (value) => (done(), resolve(value)),
+        onFailure: (error) => (done(), reject(error)),
+      },
+      scheduler,
+      limiter,
+      clock,
+    );
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    loader.start();
+  });
 }
