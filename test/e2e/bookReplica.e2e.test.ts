@@ -3,25 +3,14 @@
  * engine is paused and the replica is live at the truth's sequence, it equals the truth.
  */
 import { streamKey } from '../../src/protocol';
-import type { OrderBook, PriceLevel } from '../../src';
-import { startPair, truth, waitFor, type Pair } from './harness';
+import { expectBookEqualToTruth, startPair, waitFor, type Pair } from './harness';
 
 jest.setTimeout(60_000);
 
 const MARKET = { market_type: 'perp', market_id: 0 } as const;
 const KEY = streamKey('book', { market_id: 0, is_perps: true });
 
-async function expectEqualToTruth(pair: Pair, label: string): Promise<void> {
-  pair.sim.pause();
-  const t = truth<{ bids: PriceLevel[]; asks: PriceLevel[] }>(pair.sim, 'orderBook', { ...MARKET, depth: 500 });
-  const e = await waitFor(pair.client.orderBook(MARKET), (s) => s.status === 'live' && s.seq === t.sequence, `${label}: book live at seq ${t.sequence}`);
-  const book = e.state as OrderBook;
-  // The truth's depth-500 answer and the replica agree on every level both cover; 200 levels a side are well inside.
-  const mine = book.toSnapshot(200);
-  expect({ label, bids: mine.bids, asks: mine.asks }).toEqual({ label, bids: t.data.bids.slice(0, 200), asks: t.data.asks.slice(0, 200) });
-  expect(book.isCrossed()).toBe(false);
-  pair.sim.resume();
-}
+const expectEqualToTruth = (pair: Pair, label: string) => expectBookEqualToTruth(pair, MARKET, label);
 
 describe('order book replica vs simulator truth', () => {
   let pair: Pair;

@@ -1,6 +1,6 @@
 /** Client <-> simulator over real sockets on 127.0.0.1: start, wait on emissions, compare with the truth. */
 import { filter, firstValueFrom, timeout, type Observable } from 'rxjs';
-import { ExchangeClient, type ExchangeClientOptions } from '../../src';
+import { ExchangeClient, type ExchangeClientOptions, type OrderBook, type PriceLevel, type ReplicaState } from '../../src';
 import { Simulator, type SimulatorOptions } from '../../src/simulator';
 
 export interface Pair {
@@ -44,4 +44,20 @@ export function truth<T = unknown>(sim: Simulator, op: Parameters<Simulator['tru
   if (r.status !== 200) throw new Error(`truth ${op} answered ${r.status}: ${JSON.stringify(r.body)}`);
   const body = r.body as { data: T; sequence?: string };
   return { sequence: BigInt(body.sequence ?? '0'), data: body.data };
+}
+
+/**
+ * Pauses the engine, waits for the book replica of `market` live at the truth's sequence and
+ * compares 200 levels a side (well inside the truth's depth 500), then resumes.
+ */
+export async function expectBookEqualToTruth(pair: Pair, market: { market_type: 'perp' | 'spot'; market_id: number }, label: string): Promise<ReplicaState<OrderBook>> {
+  pair.sim.pause();
+  const t = truth<{ bids: PriceLevel[]; asks: PriceLevel[] }>(pair.sim, 'orderBook', { ...market, depth: 500 });
+  const e = await waitFor(pair.client.orderBook(market), (s) => s.status === 'live' && s.seq === t.sequence, `${label}: book live at seq ${t.sequence}`);
+  const book = e.state as OrderBook;
+  const mine = book.toSnapshot(200);
+  expect({ label, bids: mine.bids, asks: mine.asks }).toEqual({ label, bids: t.data.bids.slice(0, 200), asks: t.data.asks.slice(0, 200) });
+  expect(book.isCrossed()).toBe(false);
+  pair.sim.resume();
+  return e as ReplicaState<OrderBook>;
 }

@@ -5,25 +5,14 @@
  * fetched; both lines losing the same seq still resyncs and ends exact.
  */
 import { streamKey } from '../../src/protocol';
-import type { OrderBook, PriceLevel, ReplicaState } from '../../src';
-import { startPair, truth, waitFor, type Pair } from './harness';
+import { expectBookEqualToTruth, startPair, waitFor, type Pair } from './harness';
 
 jest.setTimeout(120_000);
 
 const MARKET = { market_type: 'perp', market_id: 0 } as const;
 const KEY = streamKey('book', { market_id: 0, is_perps: true });
 
-/** Pauses the engine, waits for the replica at the truth's seq and compares 200 levels a side. */
-async function expectEqualToTruth(pair: Pair, label: string): Promise<ReplicaState<OrderBook>> {
-  pair.sim.pause();
-  const t = truth<{ bids: PriceLevel[]; asks: PriceLevel[] }>(pair.sim, 'orderBook', { ...MARKET, depth: 500 });
-  const e = await waitFor(pair.client.orderBook(MARKET), (s) => s.status === 'live' && s.seq === t.sequence, `${label}: book live at seq ${t.sequence}`);
-  const book = e.state as OrderBook;
-  const mine = book.toSnapshot(200);
-  expect({ label, bids: mine.bids, asks: mine.asks }).toEqual({ label, bids: t.data.bids.slice(0, 200), asks: t.data.asks.slice(0, 200) });
-  pair.sim.resume();
-  return e as ReplicaState<OrderBook>;
-}
+const expectEqualToTruth = (pair: Pair, label: string) => expectBookEqualToTruth(pair, MARKET, label);
 
 /** The ids of the two connections subscribed to the book (the client's two lines). */
 function lineIds(pair: Pair): number[] {
