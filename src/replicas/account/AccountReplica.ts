@@ -74,6 +74,13 @@ export class AccountReplica {
   private readonly partStatus: Record<AccountPart, ReplicaStatus>;
   private readonly snapshotIds: Record<AccountPart, number>;
   private readonly views: Views = {};
+  /**
+   * Parts whose status turned `live` and whose state has not come yet: a sync shows a new
+   * state by moving to `live` (status$) and only then emitting it (states$), so until that
+   * emission the account still holds the part's previous state (from before its resync) and
+   * counts the part as what it was. Taken into the combined status with the state it brings.
+   */
+  private readonly turningLive = new Map<AccountPart, StatusChange>();
   /** Parts run by this replica (closed with it), and parts leased from `ReplicaDeps.shared` (released). */
   private readonly owned: OwnedPart[] = [];
   private readonly leases: ReplicaLease<unknown>[] = [];
@@ -189,6 +196,10 @@ export class AccountReplica {
     const changes = update();
     this.snapshotIds[part] = emission.snapshotId;
     this.lastTiming = { timestampNs: emission.timestampNs, receivedAtNs: emission.receivedAtNs };
+    // The state of a part that turned live is here: only now may the account count it as live.
+    const turned = this.turningLive.get(part);
+    this.turningLive.delete(part);
+    const statusChanged = turned !== undefined && this.setPartStatus(part, turned);
     const wasReady = this.state !== undefined;
     const v = this.views;
     if (!v.subaccount || !v.balances || !v.positions || !v.openOrders || !v.recentFills) return;
@@ -196,17 +207,28 @@ export class AccountReplica {
     const reconciled = emission.cause === 'snapshot' && emission.snapshotId > 1;
     // The first combined state is the baseline: what the parts brought before it is in it, not in `changes`.
     if (!wasReady) this.emit([], part, emission.cause, false);
-    else if (changes.length > 0 || reconciled) this.emit(changes, part, emission.cause, reconciled);
+    else if (changes.length > 0 || reconciled || statusChanged) this.emit(changes, part, emission.cause, reconciled);
   }
 
   private onPartStatus(part: AccountPart, change: StatusChange): void {
+    if (change.to === 'live') {
+      // Counted with the state it brings (the part's next emission, see `turningLive`).
+      this.turningLive.set(part, change);
+      return;
+    }
+    this.turningLive.delete(part);
+    if (this.setPartStatus(part, change) && this.state) this.emit([], part, 'status', false);
+  }
+
+  /** Takes a part's status into the combined one; tells `status$` and returns true when that changed. */
+  private setPartStatus(part: AccountPart, change: StatusChange): boolean {
     this.partStatus[part] = change.to;
     const next = combineStatuses(Object.values(this.partStatus));
-    if (next === this.combined) return;
+    if (next === this.combined) return false;
     const from = this.combined;
     this.combined = next;
     this.statusSubject.next({ from, to: next, code: change.code, reason: `${part}: ${change.reason}` });
-    if (this.state) this.emit([], part, 'status', false);
+    return true;
   }
 
   /** Terminal: `states$` errors with the first part's failure (its status is already `failed`). */
