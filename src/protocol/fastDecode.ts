@@ -8,10 +8,11 @@
  * sides): by one native pattern test up to PATTERN_TEXT_LIMIT (fastDecodeShapes.ts), token
  * by token beyond it (a pattern's backtracking stack grows with the levels and overflows);
  * a hand-written reader (fastDecodeRecords.ts) slices the values out, checking the 2^64 - 1
- * bound, and builds the same objects: several times cheaper than `JSON.parse` + zod, linear
- * time and constant stack at any size. Anything else, or anything unusual
- * (another key order, whitespace, escapes, a duplicated key, an unknown channel, a value the
- * schemas would reject), falls back to the schema path, which alone decides accept or reject.
+ * bound and that no book side lists a price twice, and builds the same objects: several
+ * times cheaper than `JSON.parse` + zod, linear time and constant stack at any size.
+ * Anything else, or anything unusual (another key order, whitespace, escapes, a duplicated
+ * key, an unknown channel, a value the schemas would reject, a price twice on a book side),
+ * falls back to the schema path, which alone decides accept or reject.
  * So both paths accept and reject exactly the same texts, with the same values and messages.
  *
  * The update frames of every other channel of the protocol (market stats, candles, funding,

@@ -7,9 +7,10 @@
  *   skipped by length, only each value's end is looked for;
  * - unchecked (texts too long for a pattern): each token is compared where it must be.
  *
- * Either way, any difference from that form, and any Uint64 value the schema would reject
- * (no digit, more than 20, above 2^64 - 1), gives `undefined`, leaving the fallback
- * (`JSON.parse` + zod) to decide. Plain loops: linear time, constant stack, any size.
+ * Either way, any difference from that form, any Uint64 value the schema would reject
+ * (no digit, more than 20, above 2^64 - 1), and a book side listing a price twice give
+ * `undefined`, leaving the fallback (`JSON.parse` + zod) to decide. Plain loops: linear
+ * time, constant stack, any size.
  * Choices (`null` or a level, `true` or `false`, which key comes first) look at the next
  * character, never at whether a token matched (in checked mode every token "matches"). @internal
  */
@@ -30,6 +31,7 @@ import {
 } from './fastDecodeShapes';
 import { CHANNEL_NAME_AT } from './hotFrameLayout';
 import { ownSlice } from './ownSlice';
+import { hasRepeatedPrice } from './repeatedPrice';
 import type { Bbo, OrderBook, PriceLevel } from './records/book';
 import type { Trade } from './records/trade';
 
@@ -64,6 +66,22 @@ const CHANNEL_AT = CHANNEL_NAME_AT;
 let text = '';
 let pos = 0;
 let checked = false;
+/**
+ * The last price read ({@link readPrice}) as a double, accumulated digit by digit: one
+ * spelling or another of a value (`"7"`, `"007"`) gives the same double, so two levels
+ * whose doubles differ have different prices (above 2^53 different prices may round alike:
+ * never a false "different").
+ */
+let priceValue = 0;
+/**
+ * Whether the side {@link readLevels} last read has strictly monotonic price doubles, hence
+ * no price twice; false says nothing either way (the exact check in repeatedPrice.ts decides).
+ */
+let levelsDistinct = true;
+/** Up to this many levels, a side out of order is checked on its price doubles, pairwise. */
+const FEW = 8;
+/** The price doubles of the first {@link FEW} levels of the side being read. */
+const fewPrices = new Float64Array(FEW);
 
 /**
  * Reads a whole update frame of a hot channel in the compact form; undefined when it is not
@@ -165,6 +183,26 @@ function readUint64(own = false): string | undefined {
   // Stops at the end of the text too (NaN).
   for (let c = t.charCodeAt(end); c >= DIGIT_0 && c <= DIGIT_9; c = t.charCodeAt(++end));
   pos = end;
+  return uint64Text(t, start, end, own);
+}
+
+/**
+ * {@link readUint64} of a level's price, its value also kept in {@link priceValue} (the
+ * multiply-add rides on the digit loop: cheaper than comparing the price strings).
+ */
+function readPrice(): string | undefined {
+  const t = text;
+  const start = pos;
+  let end = start;
+  let v = 0;
+  for (let c = t.charCodeAt(end); c >= DIGIT_0 && c <= DIGIT_9; c = t.charCodeAt(++end)) v = v * 10 + (c - DIGIT_0);
+  pos = end;
+  priceValue = v;
+  return uint64Text(t, start, end, false);
+}
+
+/** The digits `t[start..end)` as a Uint64 value the schema takes (1 to 20, at most 2^64 - 1), or undefined. */
+function uint64Text(t: string, start: number, end: number, own: boolean): string | undefined {
   const n = end - start;
   if (n === 0 || n > 20) return undefined;
   const s = own ? ownSlice(t, start, end) : t.slice(start, end);
@@ -193,33 +231,67 @@ function readPlainString(): string | undefined {
 
 function readLevel(): PriceLevel | undefined {
   if (!lit(LEVEL_OPEN)) return undefined;
-  const price = readUint64();
+  const price = readPrice();
   if (price === undefined || !lit(LEVEL_MID)) return undefined;
   const size = readUint64();
   if (size === undefined || !lit(LEVEL_CLOSE)) return undefined;
   return { price_ticks: price, size_base_lots: size };
 }
 
-/** Reads the levels of an array (cursor after its `[`), leaving the cursor on what follows the last one. */
+/**
+ * Reads the levels of an array (cursor after its `[`), leaving the cursor on what follows the
+ * last one; sets {@link levelsDistinct}. A side comes best first, so its prices are strictly
+ * monotonic and one compare of doubles per level shows that none repeats; a few levels out of
+ * order are compared pairwise, as doubles too (comparing strings costs several times more).
+ */
 function readLevels(): PriceLevel[] | undefined {
   const out: PriceLevel[] = [];
+  levelsDistinct = true;
   if (text.charCodeAt(pos) === RBRACKET) return out;
+  let prev = 0;
+  let order = 0;
   for (;;) {
     const level = readLevel();
     if (level === undefined) return undefined;
+    const v = priceValue;
+    const k = out.length;
+    if (k < FEW) fewPrices[k] = v;
+    if (k > 0) {
+      const dir = v > prev ? 1 : v < prev ? -1 : 0;
+      // A tie, or a turn (with order 0, -order is 0: a tie again).
+      if (dir === 0 || dir === -order) levelsDistinct = false;
+      order = dir;
+    }
+    prev = v;
     out.push(level);
-    if (text.charCodeAt(pos) !== COMMA) return out;
+    if (text.charCodeAt(pos) !== COMMA) break;
     pos++;
   }
+  if (!levelsDistinct && out.length <= FEW) levelsDistinct = fewDistinct(out.length);
+  return out;
 }
 
-/** Reads an `OrderBook` (cursor on its `{`): the `data` of a `book` update or of an `orderBook` answer. */
+/** True when the first `n` (at most {@link FEW}) price doubles of the side are all different. */
+function fewDistinct(n: number): boolean {
+  for (let i = 1; i < n; i++) {
+    const v = fewPrices[i]!;
+    for (let j = 0; j < i; j++) if (fewPrices[j] === v) return false;
+  }
+  return true;
+}
+
+/**
+ * Reads an `OrderBook` (cursor on its `{`): the `data` of a `book` update or of an
+ * `orderBook` answer. A side that lists a price twice is invalid (repeatedPrice.ts): no
+ * pattern can see it, so it is checked here (exactly, unless {@link readLevels} found the
+ * side ordered), and the schema path words the rejection.
+ */
 function readBookData(): OrderBook | undefined {
   if (!lit(BOOK_OPEN)) return undefined;
   const bids = readLevels();
-  if (bids === undefined || !lit(BOOK_ASKS)) return undefined;
+  if (bids === undefined || (!levelsDistinct && hasRepeatedPrice(bids)) || !lit(BOOK_ASKS)) return undefined;
   const asks = readLevels();
-  if (asks === undefined || !lit(BOOK_CLOSE)) return undefined;
+  if (asks === undefined || (!levelsDistinct && hasRepeatedPrice(asks)) || !lit(BOOK_CLOSE)) return undefined;
   return { bids, asks };
 }
 

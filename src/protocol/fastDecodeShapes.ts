@@ -12,8 +12,9 @@
  * - the constant tokens between the values, which the readers (fastDecodeRecords.ts) check
  *   one by one on longer texts (linear time, constant stack, any size).
  *
- * Both describe the same texts (the tests run the fast path both ways). The one check a
- * pattern cannot make (20-digit values above 2^64 - 1) is the readers'. @internal
+ * Both describe the same texts (the tests run the fast path both ways). The checks a
+ * pattern cannot make (20-digit values above 2^64 - 1, a book side listing a price twice)
+ * are the readers'. @internal
  */
 import {
   BBO_KEYS,

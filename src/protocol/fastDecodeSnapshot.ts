@@ -8,7 +8,8 @@
  * schema's keys, Uint64 values as digit strings), by one native pattern test up to
  * PATTERN_TEXT_LIMIT and token by token beyond (a pattern's backtracking stack overflows from
  * ~855k levels), and the feed's level reader (fastDecodeRecords.ts) slices the values out and
- * checks the 2^64 - 1 bound. Linear time and constant stack: a book of any depth loads.
+ * checks the 2^64 - 1 bound and that no side lists a price twice. Linear time and constant
+ * stack: a book of any depth loads.
  * Anything else (an extra key, another order, a value the schema would reject) is left to
  * the schema path, which alone decides accept, reject and drift reports. So an answer the
  * fast path takes is one `JSON.parse` + `responseSchema(...)` accepts, strict or not, with

@@ -38,7 +38,8 @@ const uint64 = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom('0', '1', MAX, '18446744073709551614', '9007199254740991', '9007199254740993', '10000000000000000000') },
 );
 const level: fc.Arbitrary<PriceLevel> = fc.record({ price_ticks: uint64, size_base_lots: uint64 });
-const levels = fc.array(level, { maxLength: 5 });
+/** A side of a book: each price at most once (a repeat makes the frame invalid). */
+const levels = fc.uniqueArray(level, { maxLength: 5, selector: (l) => BigInt(l.price_ticks) });
 const trade: fc.Arbitrary<Trade> = fc.record({ timestamp_ns: uint64, sequence: uint64, price_ticks: uint64, size_base_lots: uint64, quote_notional_lots: uint64, taker_is_bid: fc.boolean() });
 /** Ids the fast path reads as they are: no character JSON escapes. */
 const plainId = fc.oneof(fc.nat().map(String), fc.string({ unit: 'grapheme', maxLength: 8 }).filter((s) => JSON.stringify(s) === `"${s}"`));

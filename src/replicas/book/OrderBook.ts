@@ -105,7 +105,9 @@ export class OrderBook {
   /**
    * Applies one `book` update: each level's new absolute size, `"0"` removes the level.
    * All or nothing: an invalid value leaves the book as it was. Then the book is checked
-   * (see {@link assertConsistent}).
+   * (see {@link assertConsistent}). A price listed twice on a side is set twice, the last
+   * listing winning: updates from the feed never do that (the decoder rejects such an update
+   * as invalid and the replica resyncs), so only a direct caller can.
    * @throws ReplicaIntegrityError when a value is not a Uint64 string (book unchanged), or the
    *   result is crossed/locked or has lost its best price (book changed: resync it).
    */

@@ -1,8 +1,9 @@
 /**
  * Ordering the changes of a large frame for a one-pass merge into a side (see
- * `NumberLevels.setLevels`): keys ascending, each key once. A frame carries a level at most
- * once (streaming-protocol.md section 3); should one carry it twice anyway, the last change
- * wins, as it does when the levels are set one by one.
+ * `NumberLevels.setLevels`): keys ascending, each key once. A feed update never reaches the
+ * book with a price twice on a side: the decoder rejects it (protocol/repeatedPrice.ts) and
+ * the stream resyncs. A caller of `OrderBook.applyLevels` may still pass one twice; then the
+ * last change wins, as it does when the levels are set one by one.
  *
  * A frame whose keys already run one way (a wire side is best first: keys descending) costs
  * one pass. Otherwise each change is packed with its index into one number, `(key - min) *
