@@ -21,8 +21,6 @@ import {
   type EventLog,
   type EventChannel,
   type EventChannelRecords,
-  RESYNC_TRIGGERS,
-  emptyResyncCounts,
   type EventReplica,
   type ReplicaDeps,
   type Reducer,
@@ -39,6 +37,7 @@ import { accountScopeOf, scopeOf, type AccountParams, type CandleParams, type Ma
 import { FeedLines, type LineStats } from './FeedLines';
 import { ReplicaPool } from './ReplicaPool';
 import { StreamMetrics, type StreamMetricsSnapshot } from './StreamMetrics';
+import { ClientTelemetry, ReplicaCensus, type TrackedReplica } from '../metrics';
 import { GuardedObservable, subscriberError, type GuardSink } from './GuardedObservable';
 import { whenLive, type WhenLiveOptions } from './whenLive';
 import { iterate, type IterateOptions } from './iterate';
@@ -54,7 +53,7 @@ export interface ClientEvents {
 }
 
 /** A replica the client runs: counted in `resyncCounts()`, closed when its last subscriber leaves. */
-type RunningReplica = { readonly resyncCounts: Readonly<Record<ResyncTrigger, number>>; close(): void };
+type RunningReplica = TrackedReplica;
 
 /**
  * Live, exact replicas of an exchange, as RxJS observables. Faults heal by themselves
@@ -84,10 +83,10 @@ export class ExchangeClient {
   private readonly feed: FeedLines;
   private readonly scheduler: ResyncScheduler;
   private readonly pool: ReplicaPool;
-  private readonly metrics = new StreamMetrics();
+  private readonly metrics: StreamMetrics;
   private readonly errorSubject = new Subject<ExchangeReplicaError>();
   private readonly deps: ReplicaDeps;
-  private readonly replicas = new Set<RunningReplica>();
+  private readonly replicas: ReplicaCensus;
   /** Errors already on `errors$` (a failure reaches both the replica's observers and `errors$`). */
   private readonly reported = new WeakSet<object>();
   private readonly guardSink: GuardSink = (error, what) => {
@@ -128,6 +127,9 @@ export class ExchangeClient {
       line.connection.on('error', (e: unknown) => this.report(e));
     }
     this.scheduler = new ResyncScheduler(o.resync);
+    const telemetry = ClientTelemetry.start(o.meterProvider, { clock: o.clock, errors$: this.errors$, connections: [this.connection] });
+    this.metrics = new StreamMetrics(telemetry);
+    this.replicas = new ReplicaCensus(telemetry);
     this.deps = { source: o.source ?? this.feed.source, scheduler: this.scheduler, timerOf: (key) => this.metrics.timer(key) };
   }
 
@@ -238,15 +240,16 @@ export class ExchangeClient {
    */
   account(params: AccountParams): Observable<AccountReplicaState> {
     const scope = accountScopeOf(params);
+    const key = `accountReplica|${streamKey('account', scope)}`;
     // Its parts are this client's replicas of the part streams (applied and timed once, shared
     // with direct subscribers); the combined emissions are not timed.
     return this.pool.observe(
-      `accountReplica|${streamKey('account', scope)}`,
+      key,
       () => {
         this.assertOpen();
         const replica = new AccountReplica(scope, { ...this.deps, shared: this.shared }, this.replicaOptions()).start();
         // Its leased parts are counted as replicas of their own.
-        return this.track(replica, { get resyncCounts() { return replica.ownResyncCounts; }, close: () => replica.close() });
+        return this.replicas.track(key, replica, { get resyncCounts() { return replica.ownResyncCounts; } });
       },
       (r) => r.replica.states$,
     );
@@ -299,9 +302,7 @@ export class ExchangeClient {
 
   /** Resyncs started by trigger, summed over the replicas currently running. */
   resyncCounts(): Record<ResyncTrigger, number> {
-    const total = emptyResyncCounts();
-    for (const r of this.replicas) for (const t of RESYNC_TRIGGERS) total[t] += r.resyncCounts[t];
-    return total;
+    return this.replicas.resyncCounts();
   }
 
   /**
@@ -366,29 +367,17 @@ export class ExchangeClient {
       key,
       () => {
         this.assertOpen();
-        return this.track(create());
+        return this.replicas.track(key, create());
       },
       (r) => select(r.replica),
     );
-  }
-
-  /** Registers a running replica for `resyncCounts()` (as `counted` says); returns its pool entry. */
-  private track<R extends RunningReplica>(replica: R, counted: RunningReplica = replica) {
-    this.replicas.add(counted);
-    return {
-      replica,
-      close: () => {
-        this.replicas.delete(counted);
-        replica.close();
-      },
-    };
   }
 
   /** The pooled replica of `key` for a replica made of others (see SharedReplicas). */
   private lease<R extends RunningReplica>(key: string, create: () => R): ReplicaLease<R> {
     const held = this.pool.lease(key, () => {
       this.assertOpen();
-      return this.track(create());
+      return this.replicas.track(key, create());
     });
     return { replica: held.value.replica, release: held.release };
   }

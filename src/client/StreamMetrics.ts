@@ -9,8 +9,12 @@
  * touches a dozen cold cache lines of its stream's histograms between two of its updates;
  * a batch touches them while they stay in cache. Every read flushes the queue first, so a
  * snapshot holds every sample recorded before it.
+ *
+ * With the client's OpenTelemetry telemetry, each timer also hands its samples to its
+ * stream's `StreamRecorder` as they come; without, that costs one undefined check.
  */
 import { LatencyTracker, type LatencyPercentiles } from '../metrics';
+import type { StreamRecorder } from '../metrics/StreamRecorder';
 
 export interface StreamMetricsSnapshot {
   readonly stream: string;
@@ -30,6 +34,7 @@ export class StreamTimer {
   constructor(
     private readonly index: number,
     private readonly queue: SampleQueue,
+    private readonly recorder?: StreamRecorder,
   ) {}
 
   /** One update: its server time and local receive time (ns). */
@@ -39,6 +44,8 @@ export class StreamTimer {
     const stalenessNs = this.lastServerNs > 0n ? Number(receivedAtNs - this.lastServerNs) : Number.NaN;
     this.lastServerNs = timestampNs;
     this.queue.push(this.index, latencyNs, stalenessNs);
+    const recorder = this.recorder;
+    if (recorder !== undefined) recorder.record(latencyNs, stalenessNs);
   }
 }
 
@@ -77,16 +84,24 @@ class SampleQueue {
   }
 }
 
+/** Where each stream's timer also records (the client's `ClientTelemetry`). */
+export interface StreamRecorders {
+  recorder(stream: string): StreamRecorder;
+}
+
 export class StreamMetrics {
   private readonly timers = new Map<string, StreamTimer>();
   private readonly list: StreamTimer[] = [];
   private readonly queue = new SampleQueue(this.list);
 
+  /** @param recorders where the timers also record @default none */
+  constructor(private readonly recorders?: StreamRecorders) {}
+
   /** The timer of `stream`, created on first use: the caller keeps it and records through it. */
   timer(stream: string): StreamTimer {
     let t = this.timers.get(stream);
     if (!t) {
-      t = new StreamTimer(this.list.length, this.queue);
+      t = new StreamTimer(this.list.length, this.queue, this.recorders?.recorder(stream));
       this.list.push(t);
       this.timers.set(stream, t);
     }

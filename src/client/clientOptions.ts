@@ -7,6 +7,7 @@ import type { ReplicaSource, ResyncSchedulerOptions, StreamSyncOptions } from '.
 import type { RouterOptions } from '../router';
 import { systemClock, type Clock } from '../clock/Clock';
 import type { ClientIoInterceptor, ReducerOverrides } from './ClientIo';
+import type { MeterProviderLike } from '../metrics/MeterProviderLike';
 
 export interface ExchangeClientOptions {
   /** Base URL of the REST API, e.g. `http://127.0.0.1:8080`. */
@@ -73,6 +74,19 @@ export interface ExchangeClientOptions {
    * @default the exchange: the feed connection and the REST client (`ExchangeSource`)
    */
   readonly source?: ReplicaSource;
+  /**
+   * Records the client's measures through OpenTelemetry (README, "Metrics"): update and
+   * emission latency, staleness, updates, frames, resyncs by reason, errors by code, replicas
+   * by status, on the meter `getMeter('exchange-replica')`. Pass `metrics` of
+   * `@opentelemetry/api` (the application's global provider, a no-op until the application
+   * installs an SDK: install it before creating the client) or an SDK `MeterProvider`. The
+   * library never imports `@opentelemetry/api` (an optional peer) and reads no global itself.
+   * @default undefined (nothing recorded, nothing created)
+   * @example
+   * import { metrics } from '@opentelemetry/api';
+   * const client = new ExchangeClient({ restUrl, meterProvider: metrics });
+   */
+  readonly meterProvider?: MeterProviderLike;
 }
 
 /** How the lines of a multi-line feed are merged, per stream. */
@@ -100,6 +114,7 @@ export interface ResolvedClientOptions extends Required<Pick<ExchangeClientOptio
   readonly record?: ClientIoInterceptor;
   readonly reducers?: ReducerOverrides;
   readonly source?: ReplicaSource;
+  readonly meterProvider?: MeterProviderLike;
   /** The feed URL of each line (the first is `wsUrl`). */
   readonly wsUrls: readonly string[];
   readonly arbitration: Required<ArbitrationOptions>;
@@ -150,6 +165,7 @@ export function resolveClientOptions(options: ExchangeClientOptions): ResolvedCl
     record: options.record,
     reducers: options.reducers,
     source: options.source,
+    meterProvider: meterProviderOption(options.meterProvider),
   };
 }
 
@@ -183,4 +199,9 @@ function nonNegativeOption(name: string, v: number): number {
 function positiveIntegerOption(name: string, v: number): number {
   if (!Number.isInteger(v) || v < 1) throw new InvalidParameterError(`invalid option '${name}': expected a positive integer, got ${String(v)}`, { param: name });
   return v;
+}
+
+function meterProviderOption(p: MeterProviderLike | undefined): MeterProviderLike | undefined {
+  if (p !== undefined && typeof p?.getMeter !== 'function') throw new InvalidParameterError("invalid option 'meterProvider': expected an OpenTelemetry MeterProvider (an object with getMeter), e.g. `metrics` of @opentelemetry/api", { param: 'meterProvider' });
+  return p;
 }
