@@ -55,6 +55,8 @@ const garbageArb: fc.Arbitrary<Garbage> = fc.oneof(
     ['levels not an array', { bids: {}, asks: [] }],
     ['a level missing its size', { bids: [{ price_ticks: '50' }], asks: [] }],
     ['data is a list', [[50, 1]]],
+    ['a bid level twice', { bids: [lv('50', '1'), lv('50', '2')], asks: [] }],
+    ['an ask level twice, spelled two ways', { bids: [], asks: [lv('150', '1'), lv('0150', '2')] }],
   ).map(([label, data]): Garbage => ({ label, data, schema: true })),
 );
 
