@@ -10,7 +10,8 @@ import { CHANNEL_NAMES, isChannelName, type ChannelName, type MarketType } from 
 import { ExchangeReplicaError } from '../errors';
 import { accountStreams, DEFAULT_ACCOUNT_CHANNELS, DEFAULT_MARKET_CHANNELS, defaultStreams, marketStreams } from '../nats/relayStreams';
 import { ReplicaRelay } from '../nats/ReplicaRelay';
-import type { RelayStream } from '../nats/relayOptions';
+import { MAX_REPLICAS, type RelayStream } from '../nats/relayOptions';
+import { serveRelayMetrics, type RelayMetricsServer } from '../nats/relayMetrics';
 import { CliUsageError } from './CliUsageError';
 import { reportCliError } from './reportCliError';
 import { integerFlag, positiveMsFlag, urlFlag } from './flagParsers';
@@ -32,6 +33,14 @@ ${DEFAULT_ACCOUNT_CHANNELS.join(',')} per account).
 
 Run two relays with the same streams for high availability: JetStream stores each update
 once (message id <streamKey>#<seq>), and either relay keeps the snapshots fresh.
+
+Clustered: give every node's URL (--nats nats://a:4222,nats://b:4222,nats://c:4222) and
+--replicas 3; the relay reconnects to another node when its node is lost.
+
+With --metrics-port, /metrics serves Prometheus text (per stream: updates, batches,
+duplicates, resyncs by reason, seconds since the last publish, snapshot writes; NATS
+reconnects; event-loop lag) and /healthz answers 200 while every stream is live and NATS
+is connected, else 503 with the reasons. It listens on 127.0.0.1 unless --metrics-host.
 
 Output: "carrying <streamKey> on <subject>" per stream, "status <streamKey> <status>" on
 each change, and every --status-ms "relay <id> feed=<state> live=<n>/<n> published=<n>
@@ -80,6 +89,9 @@ export function relayCommand(): Command {
     .option('--refresh-ms <ms>', 'each snapshot is rewritten to the KV bucket at least this often', integerFlag(100), 5000)
     .option('--status-ms <ms>', 'period of the summary line', integerFlag(100), 5000)
     .option('--duration-ms <ms>', 'stop after this many milliseconds', positiveMsFlag)
+    .option('--replicas <n>', `copies of the updates stream and the snapshot bucket in a JetStream cluster (1-${MAX_REPLICAS}; 3 survives a node loss, each publish then waits for a second node; an existing stream keeps its count)`, integerFlag(1, MAX_REPLICAS), 1)
+    .option('--metrics-port <port>', 'serve Prometheus metrics at /metrics and a health check at /healthz on this port (0: a free one, printed)', integerFlag(0, 65535))
+    .option('--metrics-host <host>', 'address the metrics server listens on', '127.0.0.1')
     .addHelpText('after', EXAMPLES)
     .action(async (flags: Record<string, unknown>) => {
       try {
@@ -116,6 +128,7 @@ async function runRelay(flags: Record<string, unknown>): Promise<void> {
   const client = new ExchangeClient({ restUrl, ...(flags.wsUrl !== undefined ? { wsUrl: flags.wsUrl as string } : {}) });
   let relay: ReplicaRelay | undefined;
   let timer: NodeJS.Timeout | undefined;
+  let metrics: RelayMetricsServer | undefined;
   try {
     const streams = asked ?? (await defaultStreams(client, (flags.channels as ChannelName[] | undefined) ?? DEFAULT_MARKET_CHANNELS));
     if (streams.length === 0) throw new CliUsageError('nothing to carry: the exchange lists no market of the channels asked for');
@@ -127,6 +140,7 @@ async function runRelay(flags: Record<string, unknown>): Promise<void> {
       prefix: flags.prefix as string,
       heartbeatMs: flags.heartbeatMs as number,
       snapshotRefreshMs: flags.refreshMs as number,
+      streamLimits: { replicas: flags.replicas as number },
     });
     const r = relay;
     for (const s of r.describe()) out(`carrying ${s.streamKey} on ${s.subject}`);
@@ -140,12 +154,17 @@ async function runRelay(flags: Record<string, unknown>): Promise<void> {
       const d = r.describe();
       out(`relay ${r.relayId} feed=${r.client.connection.state} live=${d.filter((s) => s.status === 'live').length}/${d.length} published=${d.reduce((n, s) => n + s.published, 0)} duplicates=${d.reduce((n, s) => n + s.duplicates, 0)}`);
     };
+    if (flags.metricsPort !== undefined) {
+      metrics = await serveRelayMetrics(r, { port: flags.metricsPort as number, host: flags.metricsHost as string });
+      out(`metrics on ${metrics.url}/metrics, health on ${metrics.url}/healthz`);
+    }
     timer = setInterval(summary, flags.statusMs as number);
     await control.stopped;
     summary();
   } finally {
     if (timer) clearInterval(timer);
     control.dispose();
+    await metrics?.close();
     await relay?.close();
     await client.close();
   }

@@ -27,7 +27,7 @@ import { OrderedPublisher } from './OrderedPublisher';
 import { resolveRelayOptions, type RelayStream, type ReplicaRelayOptions, type ResolvedRelayOptions } from './relayOptions';
 import { defaultStreams } from './relayStreams';
 import { SnapshotStore } from './SnapshotStore';
-import { StreamRelay, type BreakReason } from './StreamRelay';
+import { StreamRelay, type BreakReason, type StreamRelayStats } from './StreamRelay';
 
 /** A stream's budget of refresh snapshots: as a replica's (`resyncBurst`, `resyncRefillMs` defaults). */
 const REFRESH_BURST = 5;
@@ -157,6 +157,11 @@ export class ReplicaRelay {
   /** Every stream with its status and counters (what the heartbeat carries). */
   describe(): HeartbeatStream[] {
     return this.relays.map((r) => r.describe());
+  }
+
+  /** Per stream key: snapshots written and time since the last acknowledged publish (for metrics, see relayMetrics.ts). */
+  stats(): Record<string, StreamRelayStats> {
+    return Object.fromEntries(this.relays.map((r) => [r.key, r.stats()]));
   }
 
   /** Epochs ended per stream key, by reason (resyncs of the relay's replicas). */

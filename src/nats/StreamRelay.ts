@@ -94,6 +94,14 @@ export type CarryFailure = 'publish_failed' | 'backpressure' | 'encode' | 'snaps
 /** Why an epoch ended: the replica's resync triggers (but `manual`: the relay's own requests, counted by their reason) and the relay's carry failures. */
 export type BreakReason = Exclude<ResyncTrigger, 'manual'> | CarryFailure;
 
+/** A stream's counters beyond its heartbeat's (for metrics). */
+export interface StreamRelayStats {
+  /** Snapshots this relay wrote to the KV bucket (not those it found already beaten). */
+  readonly snapshotWrites: number;
+  /** Milliseconds since this relay's last publish was acknowledged, null before the first. */
+  readonly msSinceLastPublish: number | null;
+}
+
 interface PendingSnapshot {
   readonly loaded: LoadedSnapshot;
   readonly epoch: number;
@@ -149,6 +157,9 @@ export class StreamRelay {
   private messages = 0;
   private syncs = 0;
   private readonly carryFailures: Record<CarryFailure, number> = { publish_failed: 0, backpressure: 0, encode: 0, snapshot_ahead: 0, bus_reset: 0 };
+  // counters for metrics (relayMetrics.ts)
+  private snapshotWrites = 0;
+  private lastAckMs: number | null = null;
 
   constructor(
     readonly channel: ChannelName,
@@ -191,6 +202,11 @@ export class StreamRelay {
       messages: this.messages,
       syncs: this.syncs,
     };
+  }
+
+  /** What the metrics add to {@link describe}: snapshots written to the KV bucket, ms since the last PubAck (null before the first). */
+  stats(): StreamRelayStats {
+    return { snapshotWrites: this.snapshotWrites, msSinceLastPublish: this.lastAckMs === null ? null : Math.max(0, this.clock.nowMs() - this.lastAckMs) };
   }
 
   /** Starts the replica (it subscribes to the exchange stream and fetches its snapshot). */
@@ -340,6 +356,7 @@ export class StreamRelay {
     const n = Number(last - first) + 1;
     this.published += n;
     this.messages++;
+    this.lastAckMs = this.clock.nowMs();
     if (ack.duplicate) this.duplicates += n;
     if (this.publishedSeq === null || last > this.publishedSeq) this.publishedSeq = last;
     if (epoch !== this.epoch) return;
@@ -503,6 +520,7 @@ export class StreamRelay {
       (result: StoreResult) =>
         this.guard(() => {
           this.writing = false;
+          if (result.outcome === 'written') this.snapshotWrites++;
           if (this.snapshotSequence === null || result.sequence > this.snapshotSequence) this.snapshotSequence = result.sequence;
           if (epoch !== this.epoch) return this.align();
           this.updatesSinceSnapshot = this.tip > result.sequence ? Number(this.tip - result.sequence) : 0;

@@ -49,3 +49,5 @@ export {
   type MarketsMeta,
 } from './busProtocol';
 export { loadNats, NATS_PACKAGES, type NatsModules } from './natsModules';
+export { serveRelayMetrics, relayHealth, RELAY_METRIC_NAMES, METRICS_PACKAGE, type RelayMetricsOptions, type RelayMetricsServer, type RelayHealth, type MetricsRelay } from './relayMetrics';
+export type { StreamRelayStats } from './StreamRelay';

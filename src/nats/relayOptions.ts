@@ -44,7 +44,16 @@ export interface ReplicaRelayOptions {
   readonly relayId?: string;
   /** Prefix of every name of the bus (stream `<PREFIX>_UPDATES`, subjects `<prefix>.u.>`, bucket `<prefix>_snapshots`). @default 'er' */
   readonly prefix?: string;
-  /** Limits of the updates stream when the relay creates it. @default see {@link DEFAULT_STREAM_LIMITS} */
+  /**
+   * Limits of the updates stream when the relay creates it. @default see {@link DEFAULT_STREAM_LIMITS}
+   *
+   * `replicas` (1 to {@link MAX_REPLICAS}) is the copies of the updates stream AND of the
+   * snapshot bucket in a JetStream cluster (`relay --replicas <n>`): with 3, the bus survives
+   * the loss of one node (a new leader is elected, publishes and writes wait for it), and costs
+   * every publish a round trip from the stream's leader to a follower before its PubAck (a
+   * majority must store it), 3x the storage and the cluster traffic of 2 more copies. A stream
+   * or bucket that already exists keeps the count it was created with. @default 1
+   */
   readonly streamLimits?: BusStreamLimits;
   /** A heartbeat (with every stream's status) every this many ms. @default 1000 */
   readonly heartbeatMs?: number;
@@ -103,6 +112,9 @@ export interface ResolvedRelayOptions {
   readonly onError?: (error: unknown) => void;
   readonly clock: Clock;
 }
+
+/** The most copies JetStream keeps of a stream. */
+export const MAX_REPLICAS = 5;
 
 const DEFAULT_RETRY: ResolvedBackoffOptions = Object.freeze({ initialDelayMs: 100, maxDelayMs: 5000, factor: 2, jitter: 0.5, retries: Number.POSITIVE_INFINITY });
 
@@ -170,6 +182,7 @@ export function resolveRelayOptions(options: ReplicaRelayOptions): ResolvedRelay
     storage: l.storage ?? DEFAULT_STREAM_LIMITS.storage,
     replicas: integer('streamLimits.replicas', l.replicas, DEFAULT_STREAM_LIMITS.replicas, 1),
   };
+  if (streamLimits.replicas > MAX_REPLICAS) fail('streamLimits.replicas', `expected at most ${MAX_REPLICAS} (JetStream's limit), got ${streamLimits.replicas}`);
   if (streamLimits.storage !== 'file' && streamLimits.storage !== 'memory') fail('streamLimits.storage', `expected 'file' or 'memory', got ${String(streamLimits.storage)}`);
   if (streamLimits.maxAgeMs < streamLimits.duplicateWindowMs) fail('streamLimits.maxAgeMs', `must be at least duplicateWindowMs (${streamLimits.duplicateWindowMs})`);
   if (options.onError !== undefined && typeof options.onError !== 'function') fail('onError', 'expected a function');
