@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the library's benchmarks, on 127.0.0.1 only, in a few minutes.
  *
- *   npx tsx benchmarks/run.ts [--quick] [--only book|socket|resync|fanout|simulator|replay|bus] [--bus-storage file|memory] [--out DIR]
+ *   npx tsx benchmarks/run.ts [--quick] [--only book|socket|resync|fanout|simulator|replay|metrics|bus] [--bus-storage file|memory] [--out DIR]
  *
  * 1. Book reducer: our OrderBook vs ccxt pro's OrderBook vs `orderbooks`, ns per frame net of
  *    a no-op loop, on a top-heavy stream, a whole-book stream, the top-heavy one pre-parsed
@@ -22,6 +22,9 @@
  *    CPU with 1, 4, 16 consumers, all exact at the end (needs a nats-server, see
  *    scripts/ensure-nats-server.mjs). `--quick` of every part skips it (its own smoke test,
  *    test/benchmarks/bus.smoke.test.ts, runs `--quick --only bus`): it starts a dozen processes.
+ * Metrics (`--only metrics`): the client's CPU per update with no meter, the OpenTelemetry
+ * API's no-op meter and an SDK meter, in process, as ratios to the no-meter client of the
+ * same run (metrics/metricsCost.ts).
  *
  * Prints a markdown report and writes it, with the JSON of every figure, to
  * `benchmarks/results/` (or DIR). Exits 1 when one of the benchmark's own correctness
@@ -40,13 +43,14 @@ import { runFanoutBench, type FanoutBenchResult } from './fanout/fanoutBench';
 import { runResyncBench, type ResyncBenchResult } from './resync/resyncBench';
 import { runSimulatorThroughput, type SimulatorThroughputResult } from './simulatorThroughput';
 import { renderReplay, REPLAY_FULL, REPLAY_QUICK, runReplayBench, type ReplayBenchResult } from './replay';
+import { METRICS_FULL, METRICS_QUICK, metricsCostCheck, renderMetricsCost, runMetricsCost, type MetricsCostResult } from './metrics/metricsCost';
 import { clientPath, clientPathOnWs } from './socket/clientPathScenario';
 import { RAW_SCENARIOS } from './socket/scenarios';
 import { runSocketBench, type SocketBenchResult } from './socket/socketBench';
 import { ORDER_FLOW_TICK_MS } from '../src/simulator/OrderFlowDriver';
 
 /** The parts of a run, in the order they run. */
-export const PARTS = ['book', 'socket', 'resync', 'fanout', 'simulator', 'replay', 'bus'] as const;
+export const PARTS = ['book', 'socket', 'resync', 'fanout', 'simulator', 'replay', 'metrics', 'bus'] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface RunOptions {
@@ -74,7 +78,7 @@ export function parseArgs(argv: readonly string[]): RunOptions {
 }
 
 /** The report, with the replay section (rendered after the others: see `renderReplay`). */
-export type FullBenchReport = BenchReport & { readonly replay?: ReplayBenchResult };
+export type FullBenchReport = BenchReport & { readonly replay?: ReplayBenchResult; readonly metrics?: MetricsCostResult };
 
 export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
   const sizes: RunSizes = opts.quick ? QUICK : FULL;
@@ -131,6 +135,11 @@ export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
     opts.log('replay benchmark...');
     replay = await runReplayBench(opts.quick ? REPLAY_QUICK : REPLAY_FULL, opts.log);
   }
+  let metrics: MetricsCostResult | undefined;
+  if (runs('metrics')) {
+    opts.log('metrics cost (no meter, no-op meter, SDK meter)...');
+    metrics = await runMetricsCost(opts.quick ? METRICS_QUICK : METRICS_FULL, opts.log);
+  }
   let bus: BusBenchResult | undefined;
   if (runs('bus')) {
     opts.log('bus benchmark...');
@@ -138,6 +147,7 @@ export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
   }
   const parts = { book, socket, resync, fanout, simulator, bus };
   const checks = evaluateChecks(parts);
+  if (metrics) checks.push(metricsCostCheck(metrics));
   if (replay) checks.push({ check: `replay: ${replay.config.frames} frames replayed ${replay.config.reps}x, final book and emissions as recorded`, ok: replay.correct, ...(replay.error ? { detail: replay.error } : {}) });
   return {
     mode: opts.quick ? 'quick' : 'full',
@@ -149,6 +159,7 @@ export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
     ...(fanout ? { fanout } : {}),
     ...(simulator ? { simulator } : {}),
     ...(replay ? { replay } : {}),
+    ...(metrics ? { metrics } : {}),
     ...(bus ? { bus } : {}),
     targets: evaluateTargets(parts),
     checks,
@@ -195,7 +206,7 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
   const opts = parseArgs(process.argv.slice(2));
   const report = await runBench(opts);
-  const md = renderMarkdown(report) + (report.replay ? `\n\n${renderReplay(report.replay)}\n` : '');
+  const md = renderMarkdown(report) + (report.replay ? `\n\n${renderReplay(report.replay)}\n` : '') + (report.metrics ? `\n${renderMetricsCost(report.metrics)}\n` : '');
   const files = writeReport(opts.outDir, report, md);
   console.log(md);
   console.log(`written: ${files.md}\n         ${files.json}`);
