@@ -1,6 +1,7 @@
 /** Sizes of a benchmark run: the full run (`npm run bench`, under five minutes) and `--quick`. */
 import type { BookBenchConfig } from './book/bookBench';
 import type { FanoutBenchConfig } from './fanout/fanoutBench';
+import type { LinesBenchConfig } from './lines/linesBench';
 import type { ResyncBenchConfig } from './resync/resyncBench';
 import type { SimulatorThroughputConfig } from './simulatorThroughput';
 import type { SocketBenchConfig } from './socket/socketBench';
@@ -9,6 +10,7 @@ export type BookSizes = Pick<BookBenchConfig, 'levels' | 'frames' | 'reps' | 'wa
 export type SocketSizes = Pick<SocketBenchConfig, 'rates' | 'styles' | 'warmupMs' | 'windowMs' | 'latencyWindowMs' | 'reps' | 'levels' | 'seed'>;
 export type ResyncSizes = Omit<ResyncBenchConfig, 'log'>;
 export type FanoutSizes = Omit<FanoutBenchConfig, 'log'>;
+export type LinesSizes = Omit<LinesBenchConfig, 'log'>;
 
 /** Sizes of the bus benchmark (bus/busBench.ts, `--only bus`). */
 export interface BusSizes {
@@ -37,6 +39,7 @@ export interface RunSizes {
   readonly fanout: FanoutSizes;
   readonly simulator: SimulatorThroughputConfig;
   readonly bus: BusSizes;
+  readonly lines: LinesSizes;
 }
 
 export const FULL: RunSizes = {
@@ -46,6 +49,7 @@ export const FULL: RunSizes = {
   fanout: { subscriptions: 200, eventsPerSecond: 2000, warmupMs: 1000, windowMs: 2000, reps: 5, seed: 1 },
   simulator: { levels: [1, 10], durationMs: 3000 },
   bus: { rates: [1000, 10_000], reps: 3, warmupMs: 1000, windowMs: 2000, consumers: [1, 4, 16], fanoutRate: 1000, fanoutReps: 3, fanoutWindowMs: 2000, levels: 200, seed: 0xb05, checkDepth: 50 },
+  lines: { eventsPerSecond: 2000, seed: 1, jitterMs: 20, spikes: { meanEveryMs: 1000, minMs: 20, maxMs: 100 }, warmupMs: 1000, windowMs: 3000, reps: 7, dropEveryMs: 2000, drops: 8, stableAfterMs: 1000, checkDepth: 50 },
 };
 
 /** Tiny sizes for the smoke test (the fan-out keeps one subscription of each kind, see fanoutPlan.ts). */
@@ -56,4 +60,5 @@ export const QUICK: RunSizes = {
   fanout: { subscriptions: 40, eventsPerSecond: 1000, warmupMs: 200, windowMs: 300, reps: 2, seed: 1 },
   simulator: { levels: [1], durationMs: 200 },
   bus: { rates: [1000, 10_000], reps: 1, warmupMs: 300, windowMs: 500, consumers: [1, 2], fanoutRate: 1000, fanoutReps: 1, fanoutWindowMs: 500, levels: 100, seed: 0xb05, checkDepth: 20 },
+  lines: { eventsPerSecond: 1000, seed: 1, jitterMs: 20, spikes: { meanEveryMs: 300, minMs: 20, maxMs: 100 }, warmupMs: 100, windowMs: 300, reps: 2, dropEveryMs: 600, drops: 2, stableAfterMs: 250, checkDepth: 20 },
 };

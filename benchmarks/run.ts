@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the library's benchmarks, on 127.0.0.1 only, in a few minutes.
  *
- *   npx tsx benchmarks/run.ts [--quick] [--only book|socket|resync|fanout|simulator|replay|metrics|bus] [--bus-storage file|memory] [--out DIR]
+ *   npx tsx benchmarks/run.ts [--quick] [--only book|socket|resync|fanout|simulator|replay|metrics|lines|bus] [--bus-storage file|memory] [--out DIR]
  *
  * 1. Book reducer: our OrderBook vs ccxt pro's OrderBook vs `orderbooks`, ns per frame net of
  *    a no-op loop, on a top-heavy stream, a whole-book stream, the top-heavy one pre-parsed
@@ -22,6 +22,9 @@
  *    CPU with 1, 4, 16 consumers, all exact at the end (needs a nats-server, see
  *    scripts/ensure-nats-server.mjs). `--quick` of every part skips it (its own smoke test,
  *    test/benchmarks/bus.smoke.test.ts, runs `--quick --only bus`): it starts a dozen processes.
+ * 9. Lines: a one-line and a two-line client (`lines: 2`) on the same feed, the simulator adding
+ *    seeded random jitter to every connection: latency p50/p99 and CPU per update of both, and
+ *    snapshots fetched by each with one line dropped every few seconds (lines/linesBench.ts).
  * Metrics (`--only metrics`): the client's CPU per update with no meter, the OpenTelemetry
  * API's no-op meter and an SDK meter, in process, as ratios to the no-meter client of the
  * same run (metrics/metricsCost.ts).
@@ -40,6 +43,8 @@ import { evaluateChecks, evaluateTargets } from './lib/evaluate';
 import { machineHeader } from './lib/machine';
 import { renderMarkdown, writeReport, type BenchReport } from './lib/report';
 import { runFanoutBench, type FanoutBenchResult } from './fanout/fanoutBench';
+import { runLinesBench, type LinesBenchResult } from './lines/linesBench';
+import { linesChecks, linesTargets, renderLines } from './lines/linesReport';
 import { runResyncBench, type ResyncBenchResult } from './resync/resyncBench';
 import { runSimulatorThroughput, type SimulatorThroughputResult } from './simulatorThroughput';
 import { renderReplay, REPLAY_FULL, REPLAY_QUICK, runReplayBench, type ReplayBenchResult } from './replay';
@@ -50,7 +55,7 @@ import { runSocketBench, type SocketBenchResult } from './socket/socketBench';
 import { ORDER_FLOW_TICK_MS } from '../src/simulator/OrderFlowDriver';
 
 /** The parts of a run, in the order they run. */
-export const PARTS = ['book', 'socket', 'resync', 'fanout', 'simulator', 'replay', 'metrics', 'bus'] as const;
+export const PARTS = ['book', 'socket', 'resync', 'fanout', 'simulator', 'replay', 'metrics', 'lines', 'bus'] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface RunOptions {
@@ -77,8 +82,8 @@ export function parseArgs(argv: readonly string[]): RunOptions {
   return { ...opts, log: (line) => console.error(line) };
 }
 
-/** The report, with the replay section (rendered after the others: see `renderReplay`). */
-export type FullBenchReport = BenchReport & { readonly replay?: ReplayBenchResult; readonly metrics?: MetricsCostResult };
+/** The report, with the replay, metrics and lines sections (rendered after the others: see `renderReplay`, `renderMetricsCost`, `renderLines`). */
+export type FullBenchReport = BenchReport & { readonly replay?: ReplayBenchResult; readonly lines?: LinesBenchResult; readonly metrics?: MetricsCostResult };
 
 export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
   const sizes: RunSizes = opts.quick ? QUICK : FULL;
@@ -140,6 +145,11 @@ export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
     opts.log('metrics cost (no meter, no-op meter, SDK meter)...');
     metrics = await runMetricsCost(opts.quick ? METRICS_QUICK : METRICS_FULL, opts.log);
   }
+  let lines: LinesBenchResult | undefined;
+  if (runs('lines')) {
+    opts.log('lines benchmark (one line vs two)...');
+    lines = await runLinesBench({ ...sizes.lines, log: opts.log });
+  }
   let bus: BusBenchResult | undefined;
   if (runs('bus')) {
     opts.log('bus benchmark...');
@@ -149,6 +159,7 @@ export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
   const checks = evaluateChecks(parts);
   if (metrics) checks.push(metricsCostCheck(metrics));
   if (replay) checks.push({ check: `replay: ${replay.config.frames} frames replayed ${replay.config.reps}x, final book and emissions as recorded`, ok: replay.correct, ...(replay.error ? { detail: replay.error } : {}) });
+  if (lines) checks.push(...linesChecks(lines));
   return {
     mode: opts.quick ? 'quick' : 'full',
     header,
@@ -160,8 +171,9 @@ export async function runBench(opts: RunOptions): Promise<FullBenchReport> {
     ...(simulator ? { simulator } : {}),
     ...(replay ? { replay } : {}),
     ...(metrics ? { metrics } : {}),
+    ...(lines ? { lines } : {}),
     ...(bus ? { bus } : {}),
-    targets: evaluateTargets(parts),
+    targets: [...evaluateTargets(parts), ...(lines ? linesTargets(lines) : [])],
     checks,
     checksPassed: checks.every((c) => c.ok),
   };
@@ -206,7 +218,7 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
   const opts = parseArgs(process.argv.slice(2));
   const report = await runBench(opts);
-  const md = renderMarkdown(report) + (report.replay ? `\n\n${renderReplay(report.replay)}\n` : '') + (report.metrics ? `\n${renderMetricsCost(report.metrics)}\n` : '');
+  const md = renderMarkdown(report) + (report.replay ? `\n\n${renderReplay(report.replay)}\n` : '') + (report.metrics ? `\n${renderMetricsCost(report.metrics)}\n` : '') + (report.lines ? `\n${renderLines(report.lines)}\n` : '');
   const files = writeReport(opts.outDir, report, md);
   console.log(md);
   console.log(`written: ${files.md}\n         ${files.json}`);
