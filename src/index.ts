@@ -69,7 +69,7 @@ export type { Reducer } from './replicas';
 export { ticksToPrice, priceToTicks, baseLotsToSize, sizeToBaseLots, quoteLotsToQuoteAmount, quoteAmountToQuoteLots, atomsToAmount, amountToAtoms, type RoundingMode, type MarketScales } from './units';
 
 // Metrics
-export { LatencyTracker, type LatencyPercentiles } from './metrics';
+export { LatencyTracker, METER_NAME, METRIC_INSTRUMENTS, type LatencyPercentiles, type MeterProviderLike, type InstrumentSpec } from './metrics';
 
 // Errors
 export {

@@ -127,7 +127,7 @@ export class ExchangeClient {
       line.connection.on('error', (e: unknown) => this.report(e));
     }
     this.scheduler = new ResyncScheduler(o.resync);
-    const telemetry = ClientTelemetry.start(o.meterProvider, { clock: o.clock, errors$: this.errors$, connections: [this.connection] });
+    const telemetry = ClientTelemetry.start(o.meterProvider, { clock: o.clock, errors$: this.errors$, connections: this.feed.lines.map((l) => l.connection) });
     this.metrics = new StreamMetrics(telemetry);
     this.replicas = new ReplicaCensus(telemetry);
     this.deps = { source: o.source ?? this.feed.source, scheduler: this.scheduler, timerOf: (key) => this.metrics.timer(key) };
