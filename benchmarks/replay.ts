@@ -24,16 +24,19 @@ import { FeedRecorder, Recording, Replayer } from '../src/record';
 import type { OrderBook } from '../src/replicas/book';
 import { diffTop, makeDeltaStream, replayTop, type DeltaStream, type TopLevels } from './book/deltaStream';
 import { median, spreadOf, type Spread } from './lib/stats';
+import { runSeekBench, runSourceThroughput, type SeekResult, type SourceThroughput } from './replaySource';
 
 export interface ReplayBenchConfig {
   readonly frames: number;
   readonly levels: number;
   readonly reps: number;
   readonly seed: number;
+  /** Length of the synthetic recording (200 frames/s) of the seek figure, minutes. */
+  readonly seekMinutes: number;
 }
 
-export const REPLAY_FULL: ReplayBenchConfig = { frames: 50_000, levels: 500, reps: 5, seed: 0x5eed };
-export const REPLAY_QUICK: ReplayBenchConfig = { frames: 2_000, levels: 100, reps: 2, seed: 0x5eed };
+export const REPLAY_FULL: ReplayBenchConfig = { frames: 50_000, levels: 500, reps: 5, seed: 0x5eed, seekMinutes: 60 };
+export const REPLAY_QUICK: ReplayBenchConfig = { frames: 2_000, levels: 100, reps: 2, seed: 0x5eed, seekMinutes: 2 };
 
 export interface ReplayBenchResult {
   readonly config: ReplayBenchConfig;
@@ -45,6 +48,10 @@ export interface ReplayBenchResult {
   readonly spread: Spread & { readonly min: number };
   /** Reading alone (decompress + parse every entry, no client): entries/s, frames/s. */
   readonly readOnly: { readonly entriesPerSec: number; readonly framesPerSec: number };
+  /** The same recording read through RecordingSource at full speed (see replaySource.ts). */
+  readonly source?: SourceThroughput;
+  /** Open + seek to the middle of a long recording (see replaySource.ts). */
+  readonly seek?: SeekResult;
   /** Every replay reached the last frame with the expected book, and the same emissions as the recording run. */
   readonly correct: boolean;
   readonly error?: string;
@@ -214,6 +221,11 @@ export async function runReplayBench(config: ReplayBenchConfig, log: (line: stri
       reads.push(performance.now() - r0);
     }
     const readMs = median(reads);
+    const best = `${Number(expected.bids[0]?.[0])} ${Number(expected.asks[0]?.[0])}`;
+    const source = error === undefined ? await runSourceThroughput(path, config.reps, best, log) : undefined;
+    if (source?.error) error = `RecordingSource: ${source.error}`;
+    const seek = error === undefined ? await runSeekBench(dir, config.seekMinutes, log) : undefined;
+    if (seek?.error) error = `seek: ${seek.error}`;
     const s = spreadOf(runs);
     return {
       config,
@@ -222,6 +234,8 @@ export async function runReplayBench(config: ReplayBenchConfig, log: (line: stri
       runs,
       spread: { ...s, min: runs.length ? Math.min(...runs) : NaN },
       readOnly: { entriesPerSec: entries / (readMs / 1000), framesPerSec: stats.frames / (readMs / 1000) },
+      ...(source ? { source } : {}),
+      ...(seek ? { seek } : {}),
       correct: error === undefined && runs.length === config.reps,
       ...(error !== undefined ? { error } : {}),
     };
@@ -241,7 +255,18 @@ export function renderReplay(r: ReplayBenchResult): string {
     `| replay into ExchangeClient | ${k(r.framesPerSec)} frames/s (min ${k(r.spread.min)}, max ${k(r.spread.max)}) |`,
     `| reading alone (gunzip + JSON lines) | ${k(r.readOnly.framesPerSec)} frames/s (${k(r.readOnly.entriesPerSec)} entries/s) |`,
     `| recording the session | ${(r.recording.ms / 1000).toFixed(2)} s (${(r.recording.baselineMs / 1000).toFixed(2)} s unrecorded: +${(((r.recording.ms - r.recording.baselineMs) * 1000) / r.recording.frames).toFixed(1)} µs/frame), ${k(r.recording.bytes)} bytes, ${r.recording.bytesPerFrame.toFixed(1)} B/frame, ${k(r.recording.entries)} entries |`,
-    `| exact (final book = plain replay, emissions = recording run's) | ${r.correct ? 'yes' : `NO: ${r.error}`} |`,
+    `| live client (unrecorded run, fake feed): cost per update | ${((r.recording.baselineMs * 1000) / r.recording.frames).toFixed(2)} µs (${k(r.recording.frames / (r.recording.baselineMs / 1000))} updates/s) |`,
+    ...(r.source
+      ? [
+          `| RecordingSource, speed Infinity, book + a subscriber reading the best bid per emission | ${k(r.source.updatesPerSec)} updates/s (${(1e6 / r.source.updatesPerSec).toFixed(2)} µs/update), reading the file included |`,
+          `| ... of which decoding the file (inflate, unescape, fast decoder) | ${k(r.source.decodePerSec)} updates/s alone |`,
+          `| ... the replica side alone (decoded updates fed from memory -> StreamSync -> book -> subscriber) | ${k(r.source.feedPerSec)} updates/s (${(1e6 / r.source.feedPerSec).toFixed(2)} µs/update; target >= 1,000,000) |`,
+        ]
+      : []),
+    ...(r.seek
+      ? [`| seek: ${r.seek.minutes}-min recording at 200 frames/s (${k(r.seek.frames)} frames, ${k(r.seek.bytes)} bytes, book resynced every 5 min) | open ${r.seek.openMs.toFixed(0)} ms; open + seek to the middle + book live there ${r.seek.seekMs.toFixed(0)} ms (target < 1000) |`]
+      : []),
+    `| exact (final book = plain replay, emissions = recording run's; RecordingSource's final book; seek live at the middle) | ${r.correct ? 'yes' : `NO: ${r.error}`} |`,
   ].join('\n');
 }
 

@@ -54,6 +54,8 @@ export const LIBRARY_ERROR_CODES = [
   // recording and replay
   'ERR_RECORDING_INVALID',
   'ERR_REPLAY_DIVERGED',
+  /** A replay from a recording was asked for a stream (or a snapshot page) the recording does not hold. */
+  'ERR_NOT_RECORDED',
 ] as const;
 
 export type LibraryErrorCode = (typeof LIBRARY_ERROR_CODES)[number];

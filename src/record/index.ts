@@ -11,3 +11,7 @@ export { RecordingFormatError, ReplayDivergenceError } from './errors';
 export type { TornTail, ChunkRef } from './chunks';
 export type { Entry, InputEntry, OutputEntry, SessionHeader, SessionEnd, RecordingStopReason } from './entries';
 export type { JsonValue } from './json';
+export { RecordingSource, type RecordedStreamInfo } from './RecordingSource';
+export type { RecordingSourceOptions, RecordingSourceResult } from './recordingSourceOptions';
+export { NotRecordedError } from './NotRecordedError';
+export { parseReplayTime, type ReplayTime } from './replayTime';
