@@ -4,9 +4,11 @@
  * - `events$` pushes each item synchronously to every subscriber, so none can fall behind
  *   and nothing is held: lossless with no buffer at all.
  * - `iterate()` serves consumers that await between items: each iterator has its own
- *   bounded buffer (default 10,000 items). When it is full, newer items are dropped and
- *   replaced by ONE gap marker (`reason: 'overflow'`) naming the range dropped, delivered
- *   in order once the consumer catches up. Memory stays bounded whatever the consumer does.
+ *   buffer, bounded in items (default 10,000) and in bytes (default 16 MiB, each item
+ *   counted at its record's estimated size: a record's strings may be as long as the frame
+ *   that carried it). When either is full, newer items are dropped and replaced by ONE gap
+ *   marker (`reason: 'overflow'`) naming the range dropped, delivered in order once the
+ *   consumer catches up. Memory stays bounded whatever the consumer does.
  */
 import type { Observable } from 'rxjs';
 import { Multicast } from '../util/Multicast';
@@ -17,9 +19,18 @@ import type { EventItem } from './EventItem';
 /** Items buffered per iterator. @default 10000 */
 export const DEFAULT_EVENT_BUFFER = 10_000;
 
+/** Bytes buffered per iterator (items counted at their estimated size). @default 16777216 (16 MiB) */
+export const DEFAULT_EVENT_BUFFER_BYTES = 16 * 1024 * 1024;
+
 export interface EventIteratorOptions {
   /** Items held for this consumer before overflow. @default DEFAULT_EVENT_BUFFER */
   readonly bufferSize?: number;
+  /**
+   * Bytes held for this consumer before overflow, each item counted at its record's estimated
+   * size (its strings' lengths, 8 bytes a scalar, 16 an object, plus 48 an item); an item
+   * alone is always held. @default DEFAULT_EVENT_BUFFER_BYTES (16 MiB)
+   */
+  readonly bufferBytes?: number;
 }
 
 /**
@@ -34,11 +45,17 @@ export class EventFeed<T> {
   private readonly items = new Multicast<EventItem<T>>();
   private readonly queues = new Set<BoundedQueue<T>>();
   private readonly bufferSize: number;
+  private readonly bufferBytes: number;
   private closed = false;
 
-  /** @param options.bufferSize default buffer of `iterate()` @default DEFAULT_EVENT_BUFFER */
+  /**
+   * @param options.bufferSize default items held by an `iterate()` consumer @default DEFAULT_EVENT_BUFFER
+   * @param options.bufferBytes default bytes held by an `iterate()` consumer @default DEFAULT_EVENT_BUFFER_BYTES
+   * @throws InvalidParameterError when an option is not a positive integer.
+   */
   constructor(options: EventIteratorOptions = {}) {
     this.bufferSize = positiveInteger(options.bufferSize ?? DEFAULT_EVENT_BUFFER, 'bufferSize');
+    this.bufferBytes = positiveInteger(options.bufferBytes ?? DEFAULT_EVENT_BUFFER_BYTES, 'bufferBytes');
     this.events$ = this.items.observable;
   }
 
@@ -52,10 +69,12 @@ export class EventFeed<T> {
   /**
    * A pull-based consumer with its own bounded buffer, from now on. Ends after `close()`
    * once its buffer is drained; `return()` (or `break` in `for await`) detaches it.
-   * @throws InvalidParameterError when `bufferSize` is not a positive integer.
+   * @throws InvalidParameterError when `bufferSize` or `bufferBytes` is not a positive integer.
    */
   iterate(options: EventIteratorOptions = {}): AsyncIterableIterator<EventItem<T>> {
-    const queue: BoundedQueue<T> = new BoundedQueue<T>(positiveInteger(options.bufferSize ?? this.bufferSize, 'bufferSize'), () => this.queues.delete(queue));
+    const capacity = positiveInteger(options.bufferSize ?? this.bufferSize, 'bufferSize');
+    const maxBytes = positiveInteger(options.bufferBytes ?? this.bufferBytes, 'bufferBytes');
+    const queue: BoundedQueue<T> = new BoundedQueue<T>(capacity, () => this.queues.delete(queue), maxBytes);
     if (this.closed) queue.end();
     else this.queues.add(queue);
     const iterator: AsyncIterableIterator<EventItem<T>> = {

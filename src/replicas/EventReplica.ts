@@ -20,8 +20,10 @@ import type { ReplicaStatus, StatusChange } from './ReplicaStatus';
 import type { ResyncTrigger, StreamSync } from './StreamSync';
 
 export interface EventReplicaOptions {
-  /** Buffer of each `iterate()` consumer. @default DEFAULT_EVENT_BUFFER (10000) */
+  /** Items held by each `iterate()` consumer of the feed. @default DEFAULT_EVENT_BUFFER (10000) */
   readonly bufferSize?: number;
+  /** Bytes held by each `iterate()` consumer of the feed (items at their estimated size). @default DEFAULT_EVENT_BUFFER_BYTES (16 MiB) */
+  readonly bufferBytes?: number;
 }
 
 /**
@@ -54,7 +56,7 @@ export class EventReplica<T> {
     options: EventReplicaOptions = {},
   ) {
     this.key = sync.key;
-    this.feed = new EventFeed<T>({ bufferSize: options.bufferSize });
+    this.feed = new EventFeed<T>({ bufferSize: options.bufferSize, bufferBytes: options.bufferBytes });
     this.events$ = this.feed.events$;
     this.status$ = sync.status$;
     this.states$ = this.logs.observable;

@@ -11,12 +11,16 @@
  */
 import { positiveInteger } from '../util/positiveInteger';
 import type { ChannelName } from '../protocol';
+import { estimateBytes } from './estimateBytes';
 import type { EventItem } from './EventItem';
 import { DEFAULT_MAX_HISTORY_PAGES, type EventHistory } from './eventHistory';
 import type { Reducer } from './Reducer';
 
 /** Records kept in `recent`. @default 100 */
 export const DEFAULT_RECENT_LIMIT = 100;
+
+/** Bytes of records kept in `recent` (each at its estimated size). @default 1048576 (1 MiB) */
+export const DEFAULT_RECENT_MAX_BYTES = 1024 * 1024;
 
 /** What consumers see of an event stream's state. */
 export interface EventLog<T> {
@@ -37,6 +41,8 @@ export interface EventLogState<T> extends EventLog<T> {
    * step started from. A state returned unchanged (nothing new) keeps its own.
    */
   readonly delivered: readonly EventItem<T>[];
+  /** The estimated bytes of `recent` (see estimateBytes); measured from `recent` when absent. */
+  readonly recentBytes?: number;
 }
 
 /** How one event channel's records are found and ordered. */
@@ -50,6 +56,14 @@ export interface EventChannelSpec<T> {
 export interface EventReducerOptions {
   /** Records kept in `recent`. @default DEFAULT_RECENT_LIMIT */
   readonly recentLimit?: number;
+  /**
+   * Bytes of records kept in `recent`, each record counted at its estimated size (its strings'
+   * lengths, 8 bytes a scalar, 16 an object: a record's digit strings may be as long as the
+   * frame that carried it). Beyond, the oldest records leave `recent` before `recentLimit` is
+   * reached (each was delivered on `events$`); the newest one always stays.
+   * @default DEFAULT_RECENT_MAX_BYTES (1 MiB)
+   */
+  readonly recentMaxBytes?: number;
   /** Pages of history read at most per resync. @default DEFAULT_MAX_HISTORY_PAGES */
   readonly maxHistoryPages?: number;
 }
@@ -59,6 +73,7 @@ export interface EventReducerOptions {
  */
 export function createEventReducer<T>(spec: EventChannelSpec<T>, options: EventReducerOptions = {}): Reducer<EventLogState<T>, unknown, EventHistory<T>> {
   const recentLimit = positiveInteger(options.recentLimit ?? DEFAULT_RECENT_LIMIT, 'recentLimit');
+  const recentMaxBytes = positiveInteger(options.recentMaxBytes ?? DEFAULT_RECENT_MAX_BYTES, 'recentMaxBytes');
   const maxPages = positiveInteger(options.maxHistoryPages ?? DEFAULT_MAX_HISTORY_PAGES, 'maxHistoryPages');
   const seqOf = spec.sequenceOf;
 
@@ -68,7 +83,18 @@ export function createEventReducer<T>(spec: EventChannelSpec<T>, options: EventR
     for (const r of records) bySeq.set(seqOf(r), r);
     return [...bySeq.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, r]) => r);
   };
-  const keepRecent = (records: readonly T[]): readonly T[] => (records.length > recentLimit ? records.slice(records.length - recentLimit) : records);
+  /** The newest of `records` (ascending) within both bounds of `recent`, and their bytes. */
+  const keepRecent = (records: readonly T[]): { readonly recent: readonly T[]; readonly recentBytes: number } => {
+    const floor = Math.max(0, records.length - recentLimit);
+    let start = records.length;
+    let bytes = 0;
+    for (; start > floor; start--) {
+      const size = estimateBytes(records[start - 1]);
+      if (start < records.length && bytes + size > recentMaxBytes) break;
+      bytes += size;
+    }
+    return { recent: start === 0 ? records : records.slice(start), recentBytes: bytes };
+  };
   const asItems = (records: readonly T[]): EventItem<T>[] => records.map((record) => ({ kind: 'record', sequence: seqOf(record), record }));
 
   return {
@@ -81,7 +107,8 @@ export function createEventReducer<T>(spec: EventChannelSpec<T>, options: EventR
       if (!previous) {
         // First sync: the newest page is the history the consumer starts from.
         const last = sorted[sorted.length - 1];
-        return { recent: keepRecent(sorted), lastSequence: last === undefined ? undefined : seqOf(last), delivered: asItems(sorted) };
+        const kept = keepRecent(sorted);
+        return { recent: kept.recent, lastSequence: last === undefined ? undefined : seqOf(last), delivered: asItems(sorted), recentBytes: kept.recentBytes };
       }
       const watermark = previous.lastSequence;
       // Without a watermark (nothing delivered yet) every record is new.
@@ -96,7 +123,9 @@ export function createEventReducer<T>(spec: EventChannelSpec<T>, options: EventR
       }
       for (const item of asItems(newer)) delivered.push(item);
       const last = newer[newer.length - 1];
-      return { recent: keepRecent(sorted), lastSequence: last === undefined ? watermark : seqOf(last), delivered };
+      const kept = keepRecent(sorted);
+      // One shape of state for every step (the fields in one order): the hot path reads them.
+      return { recent: kept.recent, lastSequence: last === undefined ? watermark : seqOf(last), delivered, recentBytes: kept.recentBytes };
     },
 
     apply(state, data) {
@@ -117,11 +146,11 @@ export function createEventReducer<T>(spec: EventChannelSpec<T>, options: EventR
       if (keptFrom === n && freshFrom === n) return state;
       const delivered: EventItem<T>[] = [];
       for (let i = freshFrom; i < n; i++) delivered.push({ kind: 'record', sequence: seqAt(i), record: records[i]! });
-      return {
-        recent: keptFrom === n ? state.recent : appendRecent(state.recent, records, keptFrom, recentLimit),
-        lastSequence: freshFrom === n ? state.lastSequence : seqAt(n - 1),
-        delivered,
-      };
+      const lastSequence = freshFrom === n ? state.lastSequence : seqAt(n - 1);
+      if (keptFrom === n) return { recent: state.recent, lastSequence, delivered, recentBytes: state.recentBytes };
+      const size = { bytes: state.recentBytes ?? sumBytes(state.recent) };
+      const recent = appendRecent(state.recent, size, records, keptFrom, recentLimit, recentMaxBytes);
+      return { recent, lastSequence, delivered, recentBytes: size.bytes };
     },
 
     join(folded) {
@@ -134,7 +163,7 @@ export function createEventReducer<T>(spec: EventChannelSpec<T>, options: EventR
         if (state !== before) for (const item of state.delivered) delivered.push(item);
         before = state;
       }
-      return { recent: last.recent, lastSequence: last.lastSequence, delivered };
+      return { recent: last.recent, lastSequence: last.lastSequence, delivered, recentBytes: last.recentBytes };
     },
   };
 }
@@ -157,11 +186,33 @@ function firstAbove(n: number, seqAt: (i: number) => bigint, bound: bigint): num
   return i;
 }
 
-/** `recent` then `records[from..]`, the newest `limit` of them, in one new array (the old one stays as emitted). */
-function appendRecent<T>(recent: readonly T[], records: readonly T[], from: number, limit: number): readonly T[] {
-  const added = records.length - from;
+/**
+ * `recent` (of `size.bytes`) then `records[from..]`: the newest `limit` of them, then the
+ * oldest of those dropped while they pass `maxBytes` (the newest stays), in one new array
+ * (the old one stays as emitted); `size.bytes` becomes the bytes of that array. Measures only
+ * the records that come and go.
+ */
+function appendRecent<T>(recent: readonly T[], size: { bytes: number }, records: readonly T[], from: number, limit: number, maxBytes: number): readonly T[] {
+  let addFrom = Math.max(from, records.length - limit);
+  let keepFrom = Math.min(recent.length, Math.max(0, recent.length + (records.length - from) - limit));
+  let bytes = size.bytes;
+  for (let i = 0; i < keepFrom; i++) bytes -= estimateBytes(recent[i]);
+  for (let i = addFrom; i < records.length; i++) bytes += estimateBytes(records[i]);
+  // Over the byte bound: the oldest go first, the newest record stays.
+  while (bytes > maxBytes && (recent.length - keepFrom) + (records.length - addFrom) > 1) {
+    if (keepFrom < recent.length) bytes -= estimateBytes(recent[keepFrom++]);
+    else bytes -= estimateBytes(records[addFrom++]);
+  }
   const out: T[] = [];
-  for (let i = Math.max(0, recent.length + added - limit); i < recent.length; i++) out.push(recent[i]!);
-  for (let i = Math.max(from, records.length - limit); i < records.length; i++) out.push(records[i]!);
+  for (let i = keepFrom; i < recent.length; i++) out.push(recent[i]!);
+  for (let i = addFrom; i < records.length; i++) out.push(records[i]!);
+  size.bytes = bytes;
   return out;
+}
+
+/** The estimated bytes of `records`. */
+function sumBytes(records: readonly unknown[]): number {
+  let bytes = 0;
+  for (const r of records) bytes += estimateBytes(r);
+  return bytes;
 }

@@ -34,12 +34,14 @@ import type { Trade } from '../../src/protocol';
 import { createEventReplica } from '../../src/replicas/createReplica';
 import type { EventItem } from '../../src/replicas/EventItem';
 import type { EventReplica } from '../../src/replicas/EventReplica';
-import type { EventLog } from '../../src/replicas/eventReducer';
+import { itemBytes } from '../../src/replicas/BoundedQueue';
+import { EventFeed } from '../../src/replicas/EventFeed';
+import { createEventReducer, DEFAULT_RECENT_MAX_BYTES, type EventLog } from '../../src/replicas/eventReducer';
 import type { ReplicaState } from '../../src/replicas/ReplicaState';
 import { ResyncScheduler } from '../../src/replicas/ResyncScheduler';
 import { ManualClock } from '../helpers/ManualClock';
 import { EventExchange, PagingFetcher, type HistoryRequest } from './eventModel';
-import { FakeStream, fakeSource, settle } from './fixtures';
+import { FakeFetcher, FakeStream, fakeSource, settle, trade, waitFor } from './fixtures';
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 1000);
 const SEED = Number(process.env.MODEL_SEED ?? 20261129);
@@ -75,12 +77,13 @@ class Real {
   constructor(
     readonly m: EventExchange,
     maxHistoryPages: number,
+    readonly recentMaxBytes: number,
   ) {
     this.replica = createEventReplica(
       'trades',
       { market_id: 0, is_perps: false },
       { source: fakeSource(this.stream, this.fetcher), scheduler: this.scheduler },
-      { clock: this.clock, retryAfterMs: 100, snapshotAheadMs: 500, random: () => 0.5, onError: () => undefined, recentLimit: RECENT_LIMIT, maxHistoryPages },
+      { clock: this.clock, retryAfterMs: 100, snapshotAheadMs: 500, random: () => 0.5, onError: () => undefined, recentLimit: RECENT_LIMIT, recentMaxBytes, maxHistoryPages },
     );
     this.replica.events$.subscribe((item) => this.items.push(item));
     this.replica.states$.subscribe((e) => {
@@ -106,7 +109,7 @@ const show = (i: EventItem<unknown>): string => (i.kind === 'record' ? String(i.
 /** Why a live log emission is wrong, or undefined. */
 function liveAndWrong(m: EventExchange, r: Real, e: ReplicaState<EventLog<Trade>>): string | undefined {
   if (e.status !== 'live') return undefined;
-  const truth = m.recentAt(m.shownEpoch, e.seq, RECENT_LIMIT);
+  const truth = m.recentAt(m.shownEpoch, e.seq, RECENT_LIMIT, r.recentMaxBytes);
   if (truth === undefined) return `live at seq ${e.seq}, which numbering ${m.shownEpoch} never had`;
   const recent = e.state.recent;
   if (recent.length !== truth.length || recent.some((t, i) => t !== truth[i])) {
@@ -228,7 +231,7 @@ abstract class Step implements Cmd {
 }
 
 class Produce extends Step {
-  /** @param steps one per trade of the update: its sequence's distance to the one before (1 or 2) */
+  /** @param steps one per trade of the update: its sequence's distance to the one before (1 or 2; 3 and 4 for a big trade) */
   constructor(readonly steps: readonly number[]) {
     super();
   }
@@ -396,7 +399,8 @@ class Read extends Step {
   toString = () => `read(${this.ofSync ? 'sync' : 'log'})`;
 }
 
-const steps = fc.array(fc.integer({ min: 1, max: 2 }), { minLength: 1, maxLength: 3 });
+/** The trades of an update: the distance of each sequence to the one before, one in four big (see EventExchange.produce). */
+const steps = fc.array(fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 1, max: 2 }) }, { weight: 1, arbitrary: fc.integer({ min: 3, max: 4 }) }), { minLength: 1, maxLength: 3 });
 
 /** The steps of a run; a lying exchange's answers are tried without restarts (as in the StreamSync model). */
 function commandsOf(lying: boolean): fc.Arbitrary<Cmd>[] {
@@ -452,10 +456,10 @@ async function heal(w: World): Promise<void> {
   if (last === undefined || to(last) !== lastSequence) throw new Error(`healed, but the last item delivered is ${last === undefined ? 'none' : show(last)}, the exchange's last record ${lastSequence}`);
 }
 
-async function runModel(cmds: Iterable<Cmd>, lying: boolean, maxHistoryPages: number): Promise<void> {
+async function runModel(cmds: Iterable<Cmd>, lying: boolean, maxHistoryPages: number, recentMaxBytes: number): Promise<void> {
   const m = new EventExchange(PAGE_SIZE);
   m.lying = lying;
-  const r = new Real(m, maxHistoryPages);
+  const r = new Real(m, maxHistoryPages, recentMaxBytes);
   const w: World = { m, r, fullHistory: maxHistoryPages >= 1000 };
   try {
     r.stream.subscribed();
@@ -476,8 +480,87 @@ describe('EventReplica (model-based: every window, each record once or one gap)'
     ['an exchange whose snapshots may be older than the request, the whole history', true, 1000],
   ])(`against %s (${RUNS} runs, seed ${SEED})`, async (_name, lying, maxHistoryPages) => {
     await fc.assert(
-      fc.asyncProperty(fc.commands(commandsOf(lying), { maxCommands: 40, size: 'max' }), (cmds) => runModel(cmds, lying, maxHistoryPages)),
+      // `recent` bounded by its count alone (the default byte bound), by two small trades' bytes, or by one byte (the newest only).
+      fc.asyncProperty(fc.commands(commandsOf(lying), { maxCommands: 40, size: 'max' }), fc.constantFrom(DEFAULT_RECENT_MAX_BYTES, 300, 1), (cmds, recentMaxBytes) => runModel(cmds, lying, maxHistoryPages, recentMaxBytes)),
       { numRuns: RUNS, seed: SEED },
     );
+  });
+});
+
+describe("the event replica's buffers are bounded in bytes as well as in count", () => {
+  /** A trade whose price carries `pad` leading zeros: a valid Uint64 string of any length. */
+  const padded = (sequence: number, pad: number): Trade => ({ ...trade(sequence), price_ticks: `${'0'.repeat(pad)}100` });
+  const rec = (t: Trade): EventItem<Trade> => ({ kind: 'record', sequence: BigInt(t.sequence), record: t });
+
+  async function take(it: AsyncIterator<EventItem<Trade>>, n: number): Promise<string[]> {
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const r = await it.next();
+      if (r.done) break;
+      out.push(show(r.value));
+    }
+    return out;
+  }
+
+  it('an iterate() consumer behind holds at most bufferBytes: what does not fit becomes one overflow gap marker, in order', async () => {
+    const feed = new EventFeed<Trade>({ bufferSize: 1000, bufferBytes: 3000 });
+    const it = feed.iterate();
+    // Each ~1.1 kB: two fit, the third and fourth do not (the count bound is far).
+    for (let s = 1; s <= 4; s++) feed.push(rec(padded(s, 1000)));
+    expect(itemBytes(rec(padded(1, 1000)))).toBeGreaterThan(1000);
+    expect(await take(it, 3)).toEqual(['1', '2', 'gap 3-4 overflow']);
+    // Caught up: it holds again, and one item alone is held whatever its size.
+    feed.push(rec(padded(5, 5000)));
+    feed.push(rec(padded(6, 10)));
+    expect(await take(it, 2)).toEqual(['5', 'gap 6-6 overflow']);
+    feed.push(rec(padded(7, 10)));
+    feed.close();
+    expect(await take(it, 2)).toEqual(['7']);
+  });
+
+  it('the marker waiting for room needs room too; small records still fit by count and bytes', async () => {
+    const feed = new EventFeed<Trade>({ bufferSize: 10, bufferBytes: 1500 });
+    const it = feed.iterate();
+    feed.push(rec(padded(1, 1200)));
+    feed.push(rec(padded(2, 10))); // overflows by bytes
+    expect(await take(it, 1)).toEqual(['1']);
+    for (let s = 3; s <= 6; s++) feed.push(rec(padded(s, 10)));
+    feed.close();
+    expect(await take(it, 6)).toEqual(['gap 2-2 overflow', '3', '4', '5', '6']);
+  });
+
+  it('recent keeps the newest records that fit in recentMaxBytes (the newest always); each is delivered once on events$ whatever leaves recent', async () => {
+    const stream = new FakeStream();
+    const fetcher = new FakeFetcher();
+    const scheduler = new ResyncScheduler();
+    const replica = createEventReplica('trades', { market_id: 0, is_perps: false }, { source: fakeSource(stream, fetcher), scheduler }, { recentLimit: 100, recentMaxBytes: 4096 });
+    const items: string[] = [];
+    replica.events$.subscribe((i) => items.push(show(i)));
+    const sequences = () => replica.sync.latest!.state.recent.map((t) => Number(t.sequence));
+    try {
+      replica.start();
+      stream.subscribed();
+      const page = [1, 2, 3].map((s) => padded(s, 1000)).reverse();
+      (await fetcher.nextCall()).resolve({ data: page, sequence: '1', next_cursor: null });
+      await waitFor(replica.states$, (e) => e.status === 'live');
+      expect(sequences()).toEqual([1, 2, 3]);
+      stream.update(2, { trades: [padded(4, 1000), padded(5, 10)] });
+      // 2..5 are ~3.4 kB: 1 leaves recent by bytes, long before 100 records.
+      expect(sequences()).toEqual([2, 3, 4, 5]);
+      stream.update(3, { trades: [padded(6, 20_000)] });
+      expect(sequences()).toEqual([6]);
+      stream.update(4, { trades: [padded(7, 10), padded(8, 10)] });
+      expect(sequences()).toEqual([7, 8]); // 6 alone passes the bound: it leaves with the first record after it
+      expect(items).toEqual(['1', '2', '3', '4', '5', '6', '7', '8']);
+    } finally {
+      replica.close();
+      scheduler.close();
+    }
+  });
+
+  it('checks bufferBytes and recentMaxBytes', () => {
+    expect(() => new EventFeed({ bufferBytes: 0 })).toThrow(/bufferBytes/);
+    expect(() => new EventFeed().iterate({ bufferBytes: 1.5 })).toThrow(/bufferBytes/);
+    expect(() => createEventReducer({ channel: 'trades', recordsOf: () => [], sequenceOf: () => 0n }, { recentMaxBytes: -1 })).toThrow(/recentMaxBytes/);
   });
 });

@@ -2,7 +2,8 @@
  * A model exchange for the model-based test of event replicas (EventReplica.model.test.ts),
  * the event counterpart of syncModel.ts: the exchange produces updates carrying 1-3 trades
  * each, with strictly increasing record `sequence`s (steps of 1 or 2: the sequences need not
- * be contiguous); its stream numbering (the update `seq`) may restart while the records go
+ * be contiguous), some of them big (a price with hundreds of leading zeros, which a Uint64
+ * string may carry); its stream numbering (the update `seq`) may restart while the records go
  * on; its REST history is paged newest-first by a keyset `next_cursor` (the sequence of the
  * last row served) and answered from the record log as of the answer's point.
  *
@@ -10,6 +11,7 @@
  * is where the numbering began): the truth at any point is a prefix of `records`.
  */
 import type { Trade } from '../../src/protocol';
+import { estimateBytes } from '../../src/replicas/estimateBytes';
 import type { SnapshotPage } from '../../src/replicas/SnapshotFetcher';
 import { FakeFetcher, trade } from './fixtures';
 
@@ -35,6 +37,9 @@ export class PagingFetcher extends FakeFetcher {
     };
   }
 }
+
+/** Leading zeros of a big trade's price. */
+const BIG_PAD = 400;
 
 /** What the socket has on its way to the replica. */
 export type EventDelivery =
@@ -98,12 +103,15 @@ export class EventExchange {
     return this.logs[this.epoch]!.length - 1;
   }
 
-  /** The exchange applies one more update of `steps.length` trades, each `steps[i]` (1 or 2) above the one before; returns it (not queued). */
+  /**
+   * The exchange applies one more update of `steps.length` trades, each `steps[i]` above the
+   * one before (1 or 2; 3 and 4 are 1 and 2 for a big trade); returns it (not queued).
+   */
   produce(steps: readonly number[]): EventDelivery & { kind: 'update' } {
     const trades: Trade[] = [];
     for (const step of steps) {
-      this.nextSequence += BigInt(step - 1);
-      const t = trade(this.nextSequence++);
+      this.nextSequence += BigInt(((step - 1) % 2));
+      const t = step > 2 ? { ...trade(this.nextSequence++), price_ticks: `${'0'.repeat(BIG_PAD)}100` } : trade(this.nextSequence++);
       this.records.push(t);
       this.bySequence.set(BigInt(t.sequence), t);
       trades.push(t);
@@ -126,10 +134,19 @@ export class EventExchange {
     return log === undefined || seq < 0n || seq >= BigInt(log.length) ? undefined : log[Number(seq)];
   }
 
-  /** The newest `limit` records as of (epoch, seq), oldest first. */
-  recentAt(epoch: number, seq: bigint, limit: number): readonly Trade[] | undefined {
+  /**
+   * The newest records as of (epoch, seq), oldest first: at most `limit`, and no more than fit
+   * in `maxBytes` (each at its estimated size) except the newest, which always does.
+   */
+  recentAt(epoch: number, seq: bigint, limit: number, maxBytes: number): readonly Trade[] | undefined {
     const count = this.countAt(epoch, seq);
-    return count === undefined ? undefined : this.records.slice(Math.max(0, count - limit), count);
+    if (count === undefined) return undefined;
+    let start = count;
+    for (let bytes = 0; start > Math.max(0, count - limit); start--) {
+      bytes += estimateBytes(this.records[start - 1]);
+      if (start < count && bytes > maxBytes) break;
+    }
+    return this.records.slice(start, count);
   }
 
   /** The first page of the history as of (epoch, seq): the newest records, newest first, with the stream seq. */
