@@ -9,6 +9,7 @@
  * Every field is private: the book's own code goes through {@link BookSideStore}, readers
  * through {@link BookSideReader}.
  */
+import { InvalidParameterError } from '../../errors';
 import { ReplicaIntegrityError } from '../ReplicaIntegrityError';
 import { UINT64_MAX, type PriceLevel, type Side } from '../../protocol';
 import type { BigLevelCallback, BookSideReader, BookTopView, LevelCallback } from './BookSideReader';
@@ -251,7 +252,7 @@ export class BookSide implements BookSideStore, LevelSource {
 
   private checkRank(i: number): void {
     const n = this.length;
-    if (!(i >= 0 && i < n) || (i | 0) !== i) throw new RangeError(`level index ${i} is out of range (${this.side} side holds ${n} levels)`);
+    if (!(i >= 0 && i < n) || (i | 0) !== i) throw new InvalidParameterError(`level index ${i} is out of range (${this.side} side holds ${n} levels)`, { param: 'index' });
   }
 
   /** Exact price of rank `i` on the exact path. */

@@ -55,9 +55,9 @@ export interface BookSideReader {
   readonly isTruncated: boolean;
   /** The deepest price the snapshot covered when truncated, else undefined. */
   readonly boundaryPrice: bigint | undefined;
-  /** Price of the i-th best level. @throws RangeError when `i` is out of range. */
+  /** Price of the i-th best level. @throws InvalidParameterError (`ERR_INVALID_PARAMETER`) when `i` is out of range. */
   priceAt(i: number): number;
-  /** Size of the i-th best level. @throws RangeError when `i` is out of range. */
+  /** Size of the i-th best level. @throws InvalidParameterError (`ERR_INVALID_PARAMETER`) when `i` is out of range. */
   sizeAt(i: number): number;
   priceAtBig(i: number): bigint;
   sizeAtBig(i: number): bigint;

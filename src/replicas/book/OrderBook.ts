@@ -18,6 +18,7 @@
  *   unknown: the next consistency check throws `ReplicaIntegrityError` so the replica resyncs.
  * - A crossed or locked book after an update throws `ReplicaIntegrityError` (resync).
  */
+import { InvalidParameterError } from '../../errors';
 import { ReplicaIntegrityError } from '../ReplicaIntegrityError';
 import type { PriceLevel, Side } from '../../protocol';
 import type { FormatOptions } from '../../units/decimal';
@@ -125,11 +126,11 @@ export class OrderBook {
   /**
    * Sets one level (number path). Does NOT check the book: a frame applied level by level
    * may pass through crossed states, so call {@link assertConsistent} after the last level.
-   * @throws RangeError when `price` or `size` is not a non-negative safe integer.
+   * @throws InvalidParameterError when `price` or `size` is not a non-negative safe integer.
    */
   applyLevel(side: Side, price: number, size: number): this {
     if (!(Number.isSafeInteger(price) && price >= 0 && Number.isSafeInteger(size) && size >= 0)) {
-      throw new RangeError(`book level (${price}, ${size}): price and size must be non-negative safe integers; use applyLevelBig`);
+      throw new InvalidParameterError(`book level (${price}, ${size}): price and size must be non-negative safe integers; use applyLevelBig`, { param: Number.isSafeInteger(price) && price >= 0 ? 'size' : 'price' });
     }
     const s = side === 'bid' ? this.b : this.a;
     if (s.isBigint) s.setBig(BigInt(price), BigInt(size));
@@ -140,10 +141,10 @@ export class OrderBook {
 
   /**
    * Sets one level exactly (any Uint64). Like {@link applyLevel}, does not check the book.
-   * @throws RangeError when `price` or `size` is not a Uint64.
+   * @throws InvalidParameterError when `price` or `size` is not a Uint64.
    */
   applyLevelBig(side: Side, price: bigint, size: bigint): this {
-    if (!isUint64Bigint(price) || !isUint64Bigint(size)) throw new RangeError(`book level (${price}, ${size}): price and size must be Uint64`);
+    if (!isUint64Bigint(price) || !isUint64Bigint(size)) throw new InvalidParameterError(`book level (${price}, ${size}): price and size must be Uint64`, { param: isUint64Bigint(price) ? 'size' : 'price' });
     const s = side === 'bid' ? this.b : this.a;
     if (!s.isBigint && price <= MAX_SAFE_BIG && size <= MAX_SAFE_BIG) s.set(Number(price), Number(size));
     else {

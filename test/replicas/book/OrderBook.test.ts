@@ -1,3 +1,4 @@
+import { InvalidParameterError } from '../../../src/errors';
 import type { PriceLevel } from '../../../src/protocol';
 import { OrderBook, BookPrecisionError } from '../../../src/replicas/book';
 import { ReplicaIntegrityError } from '../../../src/replicas/ReplicaIntegrityError';
@@ -165,12 +166,12 @@ describe('OrderBook: integrity', () => {
 
   it('applyLevel checks its numbers; applyLevelBig its bigints', () => {
     const book = new OrderBook();
-    expect(() => book.applyLevel('bid', 1.5, 1)).toThrow(RangeError);
-    expect(() => book.applyLevel('bid', -1, 1)).toThrow(RangeError);
-    expect(() => book.applyLevel('bid', 1, NaN)).toThrow(RangeError);
-    expect(() => book.applyLevel('bid', 2 ** 53, 1)).toThrow(RangeError);
-    expect(() => book.applyLevelBig('ask', UINT64_MAX + 1n, 1n)).toThrow(RangeError);
-    expect(() => book.applyLevelBig('ask', 1n, -1n)).toThrow(RangeError);
+    expect(() => book.applyLevel('bid', 1.5, 1)).toThrow(InvalidParameterError);
+    expect(() => book.applyLevel('bid', -1, 1)).toThrow(InvalidParameterError);
+    expect(() => book.applyLevel('bid', 1, NaN)).toThrow(InvalidParameterError);
+    expect(() => book.applyLevel('bid', 2 ** 53, 1)).toThrow(InvalidParameterError);
+    expect(() => book.applyLevelBig('ask', UINT64_MAX + 1n, 1n)).toThrow(InvalidParameterError);
+    expect(() => book.applyLevelBig('ask', 1n, -1n)).toThrow(InvalidParameterError);
     expect(book.version).toBe(0);
   });
 });
@@ -273,9 +274,9 @@ describe('OrderBook: reads', () => {
     expect(asks.priceAt(0)).toBe(1001);
     expect(asks.sizeAt(29)).toBe(30);
     expect(asks.levelAt(1)).toEqual(L(1003, 2));
-    expect(() => asks.priceAt(30)).toThrow(RangeError);
-    expect(() => asks.priceAt(-1)).toThrow(RangeError);
-    expect(() => asks.sizeAt(0.5)).toThrow(RangeError);
+    expect(() => asks.priceAt(30)).toThrow(InvalidParameterError);
+    expect(() => asks.priceAt(-1)).toThrow(InvalidParameterError);
+    expect(() => asks.sizeAt(0.5)).toThrow(InvalidParameterError);
     expect(book.top(2)).toEqual({ bids: [L(1000, 1), L(999, 2)], asks: [L(1001, 1), L(1003, 2)] });
   });
 
