@@ -4,6 +4,7 @@
  * until the deadline, then give up with `TransactionNotIndexedError`.
  */
 import { AbortedError, InvalidParameterError, RestApiError, TransactionNotIndexedError } from '../errors';
+import { sleep, systemClock, type Clock } from '../clock';
 import type { Transaction } from '../protocol';
 import type { RequestOptions } from './operationTypes';
 import type { RestClient } from './RestClient';
@@ -18,6 +19,8 @@ export interface WaitForTransactionOptions {
   readonly signal?: AbortSignal;
   /** Options of each lookup (its own timeout and retry policy). @default the client's */
   readonly request?: Omit<RequestOptions, 'signal'>;
+  /** The time source of the deadline and the pauses. @default systemClock */
+  readonly clock?: Clock;
 }
 
 function positive(v: number, param: string): number {
@@ -25,19 +28,6 @@ function positive(v: number, param: string): number {
   return v;
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new AbortedError('waitForTransaction: aborted by the caller', { operation: 'transaction' }, { cause: signal?.reason }));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /**
  * Polls `GET /transactions/{hash}` until the transaction is indexed. Resolves with the
@@ -55,7 +45,8 @@ export async function waitForTransaction(rest: Pick<RestClient, 'transaction'>, 
   const timeoutMs = positive(options.timeoutMs ?? 30_000, 'timeoutMs');
   const intervalMs = positive(options.intervalMs ?? 500, 'intervalMs');
   const { signal } = options;
-  const started = performance.now();
+  const clock = options.clock ?? systemClock;
+  const started = clock.nowMs();
   const deadline = started + timeoutMs;
   for (;;) {
     try {
@@ -63,8 +54,12 @@ export async function waitForTransaction(rest: Pick<RestClient, 'transaction'>, 
     } catch (e) {
       if (!(e instanceof RestApiError && e.status === 404)) throw e;
     }
-    const now = performance.now();
+    const now = clock.nowMs();
     if (now >= deadline) throw new TransactionNotIndexedError(hash, Math.round(now - started));
-    await sleep(Math.min(intervalMs, deadline - now), signal);
+    try {
+      await sleep(Math.min(intervalMs, deadline - now), signal, clock);
+    } catch (cause) {
+      throw new AbortedError('waitForTransaction: aborted by the caller', { operation: 'transaction' }, { cause });
+    }
   }
 }

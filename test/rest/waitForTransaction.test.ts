@@ -59,3 +59,23 @@ test('options are checked', async () => {
   await expect(waitForTransaction(rest, 'h', { intervalMs: 0 })).rejects.toMatchObject({ param: 'intervalMs' });
   expect(stub.requests).toHaveLength(0);
 });
+
+test('runs on the given clock: the deadline and the pauses are clock time, not wall time', async () => {
+  const { ManualClock } = await import('../helpers/ManualClock');
+  const clock = new ManualClock();
+  stub.route(PATH, () => NOT_FOUND);
+  const done = waitForTransaction(rest, '5TxHash', { intervalMs: 1_000, timeoutMs: 60_000, clock }).catch((err: unknown) => err);
+  // Each lookup answers 404 over a real socket; each pause is one clock timer.
+  for (let i = 0; i < 60 && clock.pendingTimers === 0; i++) await new Promise((r) => setImmediate(r));
+  const polls = async (n: number) => {
+    for (let k = 0; k < n; k++) {
+      while (clock.pendingTimers === 0) await new Promise((r) => setImmediate(r));
+      await clock.advance(1_000);
+    }
+  };
+  await polls(60);
+  const e = await done;
+  expect(e).toBeInstanceOf(TransactionNotIndexedError);
+  expect((e as Error).message).toContain('within 60000 ms');
+  expect(stub.requestsTo(PATH)).toHaveLength(61);
+});
