@@ -59,6 +59,8 @@ export class ModelExchange {
   lying = false;
   /** The last update produced in this numbering reaches the replica (a restart now shows as a regression). */
   restartable = false;
+  /** The numbering restarted and has produced nothing yet. */
+  restartPending = false;
   /** A snapshot answer older than its request was given: the floor above is not owed. */
   staleAnswered = false;
   readonly requests: Request[] = [];
