@@ -6,6 +6,7 @@
 import type { Observable, Subscription } from 'rxjs';
 import { AbortedError, ConsumerOverflowError, type ExchangeReplicaError } from '../errors';
 import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
+import { estimateBytes } from '../replicas/estimateBytes';
 import { positiveInteger } from '../util/positiveInteger';
 
 /** Options of {@link iterate}. */
@@ -30,6 +31,13 @@ export interface IterateOptions {
    * @default 10000
    */
   readonly bufferSize?: number;
+  /**
+   * Without `conflate`: the most bytes held for a loop body that is behind, each emission
+   * counted by a rough estimate of the data it carries (a replica's live state, shared by
+   * its emissions, counts as a reference). Passing it is the same `ConsumerOverflowError`.
+   * @default 67108864 (64 MiB)
+   */
+  readonly bufferBytes?: number;
 }
 
 /**
@@ -44,15 +52,19 @@ export interface IterateOptions {
  * @throws InvalidParameterError at once for a `bufferSize` that is not a positive integer.
  */
 export function iterate<T>(source: Observable<T>, options: IterateOptions = {}): AsyncIterable<T> {
-  const { signal, conflate = false, bufferSize = 10_000 } = options;
+  const { signal, conflate = false, bufferSize = 10_000, bufferBytes = 64 * 1024 * 1024 } = options;
   positiveInteger(bufferSize, 'bufferSize', 'iterate');
-  return { [Symbol.asyncIterator]: () => new SubscriptionIterator(source, signal, conflate, bufferSize) };
+  positiveInteger(bufferBytes, 'bufferBytes', 'iterate');
+  return { [Symbol.asyncIterator]: () => new SubscriptionIterator(source, signal, conflate, bufferSize, bufferBytes) };
 }
 
 type Ending = { readonly error?: ExchangeReplicaError };
 
 class SubscriptionIterator<T> implements AsyncIterator<T> {
   private readonly queue: T[] = [];
+  /** The estimated bytes of each held emission (same index as `queue`), and their sum. */
+  private readonly sizes: number[] = [];
+  private heldBytes = 0;
   private head = 0;
   private ending: Ending | undefined;
   private waiting: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void } | undefined;
@@ -64,6 +76,7 @@ class SubscriptionIterator<T> implements AsyncIterator<T> {
     private readonly signal: AbortSignal | undefined,
     private readonly conflate: boolean,
     private readonly bufferSize: number,
+    private readonly bufferBytes: number,
   ) {}
 
   next(): Promise<IteratorResult<T>> {
@@ -104,18 +117,28 @@ class SubscriptionIterator<T> implements AsyncIterator<T> {
       this.head = 0;
     } else if (this.queue.length - this.head >= this.bufferSize) {
       return this.end({ error: new ConsumerOverflowError(`iterate: the loop fell more than ${this.bufferSize} emissions behind (raise 'bufferSize', or use 'conflate' for a state replica)`) });
+    } else {
+      const bytes = estimateBytes(v);
+      if (this.queue.length > this.head && this.heldBytes + bytes > this.bufferBytes) {
+        return this.end({ error: new ConsumerOverflowError(`iterate: the emissions held for a loop that is behind passed ${this.bufferBytes} bytes (raise 'bufferBytes', or use 'conflate' for a state replica)`) });
+      }
+      this.heldBytes += bytes;
+      this.sizes.push(bytes);
     }
     this.queue.push(v);
   }
 
   private take(): T {
+    if (!this.conflate) this.heldBytes -= this.sizes[this.head]!;
     const v = this.queue[this.head++]!;
     // Compact now and then so a long-running loop does not keep consumed slots.
     if (this.head === this.queue.length) {
       this.queue.length = 0;
+      this.sizes.length = 0;
       this.head = 0;
     } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
       this.queue.splice(0, this.head);
+      this.sizes.splice(0, this.head);
       this.head = 0;
     }
     return v;

@@ -32,6 +32,10 @@ function bytesOf(value: unknown, depth: number): number {
     for (let i = 0; i < value.length; i++) bytes += bytesOf(value[i], depth + 1);
     return bytes;
   }
+  // A class instance (an order book, a keyed set) is a live view shared by every emission
+  // of its replica: counted as a reference, never walked.
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return CONTAINER_BYTES;
   const record = value as Record<string, unknown>;
   // for...in rather than Object.keys: no array allocated per record (V8's enum cache).
   for (const key in record) {

@@ -133,6 +133,33 @@ describe('iterate', () => {
     expect(s.observed).toBe(false);
   });
 
+  it('throws ConsumerOverflowError past bufferBytes: big items from the exchange are bounded in bytes, not only in count', async () => {
+    const s = new Subject<{ kind: 'record'; sequence: bigint; record: { price: string } }>();
+    const iterator = iterate(s, { bufferBytes: 100_000 })[Symbol.asyncIterator]();
+    const first = iterator.next();
+    s.next({ kind: 'record', sequence: 0n, record: { price: '1' } });
+    await first;
+    // 10 records of ~40 kB (a digit string padded with zeros): far below bufferSize, above bufferBytes.
+    for (let i = 1; i <= 10; i++) s.next({ kind: 'record', sequence: BigInt(i), record: { price: '0'.repeat(40_000) + String(i) } });
+    expect(s.observed).toBe(false);
+    await expect(iterator.next()).rejects.toMatchObject({ code: 'ERR_CONSUMER_OVERFLOW', message: expect.stringContaining("'bufferBytes'") });
+  });
+
+  it('counts a live state shared by emissions as a reference: a deep book never fills bufferBytes by itself', async () => {
+    class LiveBook {
+      readonly levels = Array.from({ length: 100_000 }, (_, i) => ({ price: String(i), size: '1' }));
+    }
+    const book = new LiveBook();
+    const s = new Subject<{ status: string; state: LiveBook; snapshotId: number }>();
+    const iterator = iterate(s, { bufferBytes: 10_000 })[Symbol.asyncIterator]();
+    const first = iterator.next();
+    s.next({ status: 'live', state: book, snapshotId: 1 });
+    await first;
+    for (let i = 0; i < 50; i++) s.next({ status: 'live', state: book, snapshotId: 1 });
+    for (let i = 0; i < 50; i++) expect((await iterator.next()).value.state).toBe(book);
+    await iterator.return!();
+  });
+
   it('throws the source error and the abort reason, releasing the subscription', async () => {
     const s = new Subject<number>();
     const err = new ExchangeReplicaError('FEED_UNAVAILABLE', 'refused');
@@ -158,5 +185,6 @@ describe('iterate', () => {
   it('refuses a bufferSize that is not a positive integer, naming it', () => {
     expect(() => iterate(new Subject(), { bufferSize: 0 })).toThrow(InvalidParameterError);
     expect(() => iterate(new Subject(), { bufferSize: 1.5 })).toThrow(/iterate: invalid 'bufferSize': expected an integer >= 1, got 1.5/);
+    expect(() => iterate(new Subject(), { bufferBytes: 0 })).toThrow(/iterate: invalid 'bufferBytes'/);
   });
 });
