@@ -3,7 +3,7 @@ import { InvalidParameterError } from '../errors';
 import type { ConnectionOptions } from '../connection';
 import { FEED_PATH, type DriftReport } from '../protocol';
 import type { RestClientOptions } from '../rest';
-import type { ReplicaSource, ResyncSchedulerOptions, StreamSyncOptions } from '../replicas';
+import type { EventReducerOptions, EventReplicaOptions, ReplicaSource, ResyncSchedulerOptions, StreamSyncOptions } from '../replicas';
 import type { RouterOptions } from '../router';
 import { systemClock, type Clock } from '../clock/Clock';
 import type { ClientIoInterceptor, ReducerOverrides } from './ClientIo';
@@ -47,8 +47,12 @@ export interface ExchangeClientOptions {
    * @default { concurrency: 4, retry: { initialDelayMs: 100, maxDelayMs: 2000, factor: 2, jitter: 0.5, retries: 3 } }
    */
   readonly resync?: ResyncSchedulerOptions;
-  /** Replica settings applied to every replica (liveness window, buffers). @default StreamSync defaults */
-  readonly replica?: Omit<StreamSyncOptions, 'onLatency' | 'onError'>;
+  /**
+   * Replica settings applied to every replica (liveness window, buffers), and to event
+   * replicas their history and buffers (`recentLimit`, `recentMaxBytes`, `maxHistoryPages`,
+   * `bufferSize`, `bufferBytes`). @default StreamSync and event replica defaults
+   */
+  readonly replica?: ReplicaSettings;
   /** Called once per record location whose unexpected keys were dropped. @default emits `drift` on `client.events` */
   readonly onDrift?: (report: DriftReport & { source: 'rest' | 'feed'; channel?: string; operation?: string }) => void;
   /**
@@ -89,6 +93,9 @@ export interface ExchangeClientOptions {
   readonly meterProvider?: MeterProviderLike;
 }
 
+/** The settings of every replica of a client (see `ExchangeClientOptions.replica`). */
+export type ReplicaSettings = Omit<StreamSyncOptions, 'onLatency' | 'onError'> & EventReducerOptions & EventReplicaOptions;
+
 /** How the lines of a multi-line feed are merged, per stream. */
 export interface ArbitrationOptions {
   /**
@@ -107,7 +114,7 @@ export interface ResolvedClientOptions extends Required<Pick<ExchangeClientOptio
   readonly connection: Omit<ConnectionOptions, 'url'>;
   readonly router: Omit<RouterOptions, 'strict' | 'onDrift'>;
   readonly resync: ResyncSchedulerOptions;
-  readonly replica: Omit<StreamSyncOptions, 'onLatency' | 'onError'>;
+  readonly replica: ReplicaSettings;
   readonly onDrift?: ExchangeClientOptions['onDrift'];
   readonly clock: Clock;
   readonly random: () => number;

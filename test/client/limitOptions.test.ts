@@ -22,3 +22,22 @@ describe('ExchangeClient: size limits', () => {
     }
   });
 });
+
+describe('ExchangeClient: event replica limits', () => {
+  test('replica.recentLimit (and the other event replica options) reach the event replicas', async () => {
+    const { Simulator } = await import('../../src/simulator');
+    const { filter, firstValueFrom, timeout } = await import('rxjs');
+    const sim = await Simulator.start({ seed: 3, eventsPerSecond: 400 });
+    const client = new ExchangeClient({ restUrl: sim.restUrl, replica: { recentLimit: 2, recentMaxBytes: 1 << 20, bufferBytes: 1 << 20 } });
+    try {
+      const market = { market_type: 'perp', market_id: 0 } as const;
+      const e = await firstValueFrom(client.recentTrades(market).pipe(filter((s) => s.status === 'live' && s.state.recent.length > 0), timeout(60_000)));
+      expect(e.state.recent.length).toBeLessThanOrEqual(2);
+      const more = await firstValueFrom(client.recentTrades(market).pipe(filter((s) => s.cause === 'update'), timeout(60_000)));
+      expect(more.state.recent.length).toBeLessThanOrEqual(2);
+    } finally {
+      await client.close();
+      await sim.stop();
+    }
+  });
+});
