@@ -14,6 +14,7 @@ import { RunControl } from '../RunControl';
 import { openTarget } from '../target';
 import { safeJson, safeText } from '../term/safeText';
 import { Terminal } from '../term/Terminal';
+import { StartBound } from './StartBound';
 import { WatchScreen } from './WatchScreen';
 import { MARKET_TYPES, scopeFlags, scopeFor, watchSource, type ScopeFlags } from './watchSource';
 
@@ -96,12 +97,15 @@ async function runWatch(channel: ChannelName, flags: WatchFlags): Promise<void> 
   // A failure of the watched stream reaches both errors$ and the stream's observer: warnings
   // wait one turn of the event loop, and the one that is the failure is printed once, as the
   // closing error line.
-  const warnings: ExchangeReplicaError[] = [];
+  const warnings: Array<{ readonly error: ExchangeReplicaError; readonly note: string }> = [];
+  // Before the replica's first state: why nothing is printed yet, and an end after as many
+  // failed attempts as view makes (an unreachable exchange is an error, not a silent wait).
+  const start = new StartBound();
   let warningsTimer: NodeJS.Immediate | undefined;
   const isFailure = (e: ExchangeReplicaError): boolean => e === failure || (failure instanceof ExchangeReplicaError && failure.code === e.code && failure.message === e.message);
   const flushWarnings = (): void => {
     warningsTimer = undefined;
-    for (const e of warnings.splice(0)) if (!isFailure(e)) process.stderr.write(`warning ${safeText(e.code)}: ${safeText(e.message.replace(/\s*\n\s*/g, ' '))}\n`);
+    for (const { error: e, note } of warnings.splice(0)) if (!isFailure(e)) process.stderr.write(`warning ${safeText(e.code)}: ${safeText(e.message.replace(/\s*\n\s*/g, ' '))}${note}\n`);
   };
   const restoreOnExit = (): void => terminal.restore();
   try {
@@ -112,19 +116,29 @@ async function runWatch(channel: ChannelName, flags: WatchFlags): Promise<void> 
       watchSource(target.client, channel, scope, { depth: flags.depth }).subscribe({
         next: (record) => {
           if (control.isStopped) return;
+          if (record.status === 'live' || record.kind !== undefined) start.markStarted();
           if (screen) screen.push(record);
           else terminal.println(safeJson(record));
           if (max !== undefined && ++printed >= max) control.stop('count');
         },
         error: (e: unknown) => {
-          failure = e;
+          failure ??= e;
           control.stop('error');
         },
         complete: () => control.stop('quit'),
       }),
       target.client.errors$.subscribe((e) => {
-        warnings.push(e);
+        const verdict = start.judge(e);
+        if (verdict.kind === 'giveUp') {
+          failure ??= verdict.error;
+          control.stop('error');
+          return;
+        }
+        warnings.push({ error: e, note: verdict.note });
         warningsTimer ??= setImmediate(flushWarnings);
+      }),
+      target.client.connection.state$.subscribe(({ to }) => {
+        if (to === 'open') start.connected();
       }),
     );
     if (screen) {
