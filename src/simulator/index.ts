@@ -12,7 +12,7 @@ export { RandomFaultSchedule, planRandomFaults, type RandomFaultOptions, type Pl
 export { FAULT_KINDS, type FaultKind, type FaultStats } from './faults/faultKinds';
 
 export { FeedServer, FEED_SERVER_DEFAULTS, type FeedServerOptions } from './feed/FeedServer';
-export type { ConnectionInfo, SubscriptionInfo } from './feed/FeedConnection';
+export type { ConnectionInfo, SubscriptionInfo } from './feed/ConnectionInfo';
 
 export { Engine, type EngineOptions, type QueryResult, type PlaceOrderRequest, type CancelOrderRequest } from './engine/Engine';
 export { SimulatorRequestError } from './engine/SimulatorRequestError';

@@ -3,7 +3,7 @@
  * REST faults (500 rate, latency) and a seeded random schedule. Every fault is in-process
  * and deterministic under the seed, given the same order of requests and events.
  */
-import type { ConnectionInfo } from '../feed/FeedConnection';
+import type { ConnectionInfo } from '../feed/ConnectionInfo';
 import type { FeedServer } from '../feed/FeedServer';
 import { checkInteger, checkNonNegative, checkRate } from '../SimulatorOptionError';
 import { emptyFaultStats, type FaultKind, type FaultStats } from './faultKinds';

@@ -8,6 +8,7 @@ import type { RawData, WebSocket } from 'ws';
 import type { Timer } from '../../clock/Clock';
 import { parseClientFrame, subscribeScope, writeServerFrame, type ChannelName, type ClientFrameResult, type FeedErrorCode, type Scope } from '../../protocol';
 import type { StreamEvent } from '../StreamHub';
+import type { ConnectionInfo } from './ConnectionInfo';
 import type { FeedSubscription } from './FeedSubscription';
 import type { FrameDelay, FrameDelaySpec } from './FrameDelay';
 import { OutgoingQueue, type QueueEnvironment } from './OutgoingQueue';
@@ -23,28 +24,6 @@ export interface ConnectionHost {
   closed(connectionId: number): void;
   /** The connection's queue overflowed and its socket was dropped. */
   overflowed?(connectionId: number): void;
-}
-
-/** A subscription as listed for tests and tools. */
-export interface SubscriptionInfo {
-  readonly id: string;
-  readonly channel: ChannelName;
-  readonly scope: Scope;
-  readonly key: string;
-}
-
-/** A connection as listed for tests and tools. */
-export interface ConnectionInfo {
-  readonly id: number;
-  readonly remoteAddress: string;
-  /** Wall-clock Unix ms of the upgrade. */
-  readonly openedAtMs: number;
-  /** Bytes waiting in the server's queue for this connection (delayed, stalled or held frames). */
-  readonly queuedBytes: number;
-  readonly stalled: boolean;
-  /** This connection's own frame delay (added to the one of every connection). */
-  readonly frameDelay: FrameDelaySpec;
-  readonly subscriptions: readonly SubscriptionInfo[];
 }
 
 /** Close code for server-initiated closes after a closing error frame. */

@@ -11,7 +11,8 @@ import { FEED_PATH, SERVER_IDLE_TIMEOUT_MS, streamKey, updateFramePrefix, writeS
 import { withDefaults } from '../../util/withDefaults';
 import type { ScopeChecker } from '../ScopeChecker';
 import type { StreamEvent, StreamHub } from '../StreamHub';
-import { FeedConnection, type ConnectionHost, type ConnectionInfo } from './FeedConnection';
+import type { ConnectionInfo } from './ConnectionInfo';
+import { FeedConnection, type ConnectionHost } from './FeedConnection';
 import type { FeedSubscription } from './FeedSubscription';
 import { FrameDelay, NO_FRAME_DELAY, type FrameDelaySpec } from './FrameDelay';
 import type { QueueEnvironment } from './OutgoingQueue';
