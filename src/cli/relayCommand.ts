@@ -31,8 +31,8 @@ spot markets (book, marketStats, trades, and fundingRates of the perp). --channe
 channels of each market and account (default: ${DEFAULT_MARKET_CHANNELS.join(',')} per market,
 ${DEFAULT_ACCOUNT_CHANNELS.join(',')} per account).
 
-Run two relays with the same streams for high availability: JetStream stores each update
-once (message id <streamKey>#<seq>), and either relay keeps the snapshots fresh.
+Run two relays with the same streams for high availability: JetStream stores each batch of
+updates once (message id <streamKey>#<first>-<last>), and either relay keeps the snapshots fresh.
 
 Clustered: give every node's URL (--nats nats://a:4222,nats://b:4222,nats://c:4222) and
 --replicas 3; the relay reconnects to another node when its node is lost.
