@@ -12,7 +12,9 @@ import { accountStreams, DEFAULT_ACCOUNT_CHANNELS, DEFAULT_MARKET_CHANNELS, defa
 import { ReplicaRelay } from '../nats/ReplicaRelay';
 import { MAX_REPLICAS, type RelayStream } from '../nats/relayOptions';
 import { serveRelayMetrics, type RelayMetricsServer } from '../nats/relayMetrics';
+import { redactNatsUrl } from '../nats/natsAuth';
 import { CliUsageError } from './CliUsageError';
+import { addNatsAuthFlags, natsAuthFromFlags } from './natsAuthFlags';
 import { reportCliError } from './reportCliError';
 import { integerFlag, positiveMsFlag, urlFlag } from './flagParsers';
 import { RunControl } from './RunControl';
@@ -31,8 +33,13 @@ spot markets (book, marketStats, trades, and fundingRates of the perp). --channe
 channels of each market and account (default: ${DEFAULT_MARKET_CHANNELS.join(',')} per market,
 ${DEFAULT_ACCOUNT_CHANNELS.join(',')} per account).
 
-Run two relays with the same streams for high availability: JetStream stores each batch of
-updates once (message id <streamKey>#<first>-<last>), and either relay keeps the snapshots fresh.
+On a NATS server with authentication, sign in as a relay: --nats-creds FILE (or NATS_CREDS),
+--nats-nkey SEEDFILE (NATS_NKEY), --nats-user with NATS_PASSWORD, or NATS_TOKEN; --nats-ca FILE
+(NATS_CA) or a tls:// URL for TLS. Secrets are never printed. README, "Trust", gives a
+nats-server configuration with a relay role and a consumer role.
+
+Run two relays with the same streams for high availability: JetStream stores each update
+once (message id <streamKey>#<seq>), and either relay keeps the snapshots fresh.
 
 Clustered: give every node's URL (--nats nats://a:4222,nats://b:4222,nats://c:4222) and
 --replicas 3; the relay reconnects to another node when its node is lost.
@@ -75,7 +82,7 @@ function channelsFlag(text: string): ChannelName[] {
 
 /** The `relay` command (mounted by the main program). */
 export function relayCommand(): Command {
-  return new Command('relay')
+  const command = new Command('relay')
     .description('Republish exchange streams on NATS JetStream for consumers in other processes (exchange-replica/nats)')
     .option('--rest-url <url>', 'REST base URL of the exchange (or env EXCHANGE_REST_URL)', urlFlag(['http:', 'https:']))
     .option('--ws-url <url>', 'feed URL (default: the REST host, path /ws)', urlFlag(['ws:', 'wss:']))
@@ -100,6 +107,7 @@ export function relayCommand(): Command {
         reportCliError(e);
       }
     });
+  return addNatsAuthFlags(command);
 }
 
 function streamsOf(flags: Record<string, unknown>): RelayStream[] | undefined {
@@ -121,6 +129,7 @@ async function runRelay(flags: Record<string, unknown>): Promise<void> {
     .split(',')
     .map((u) => u.trim())
     .filter(Boolean);
+  const natsAuth = natsAuthFromFlags(flags);
   const asked = streamsOf(flags);
   const control = new RunControl(flags.durationMs as number | undefined);
   // Stream keys and statuses come from the exchange and the flags: shown, never obeyed by the terminal.
@@ -135,6 +144,7 @@ async function runRelay(flags: Record<string, unknown>): Promise<void> {
     relay = await ReplicaRelay.start({
       client,
       natsUrl,
+      ...(natsAuth !== undefined ? { natsAuth } : {}),
       streams,
       ...(flags.relayId !== undefined ? { relayId: flags.relayId as string } : {}),
       prefix: flags.prefix as string,
@@ -144,7 +154,7 @@ async function runRelay(flags: Record<string, unknown>): Promise<void> {
     });
     const r = relay;
     for (const s of r.describe()) out(`carrying ${s.streamKey} on ${s.subject}`);
-    out(`relay ${r.relayId} started: ${r.streams.length} streams, NATS ${natsUrl.join(',')}, exchange ${restUrl}`);
+    out(`relay ${r.relayId} started: ${r.streams.length} streams, NATS ${natsUrl.map(redactNatsUrl).join(',')}, exchange ${restUrl}`);
     r.status$.subscribe(({ streamKey, status }) => out(`status ${streamKey} ${status}`));
     r.errors$.subscribe((e) => {
       const code = e instanceof ExchangeReplicaError ? e.code : ((e as { code?: unknown })?.code ?? 'ERR_UNKNOWN');

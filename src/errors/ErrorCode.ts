@@ -51,6 +51,10 @@ export const LIBRARY_ERROR_CODES = [
   'ERR_CLI_USAGE',
   // NATS relay
   'ERR_BUS',
+  /** NATS refused the connection: no credentials, or credentials it does not accept. */
+  'ERR_BUS_AUTH',
+  /** NATS refused an operation to these credentials (their role may not publish there, write the bucket...). */
+  'ERR_BUS_PERMISSION',
   // recording and replay
   'ERR_RECORDING_INVALID',
   'ERR_REPLAY_DIVERGED',

@@ -31,7 +31,7 @@ export class BusClient extends ExchangeClient {
   /** @throws InvalidParameterError for a missing NATS URL or a bad option. */
   constructor(options: BusClientOptions) {
     const bus = new BusSource(options);
-    const { natsUrl: _u, nats: _n, natsOptions: _o, prefix: _p, missedHeartbeats: _m, checkMs: _c, aheadCheckMs: _a, consumerHeartbeatMs: _h, onError: _e, ...rest } = options;
+    const { natsUrl: _u, nats: _n, natsOptions: _o, natsAuth: _auth, maxHeartbeatIntervalMs: _mh, prefix: _p, missedHeartbeats: _m, checkMs: _c, aheadCheckMs: _a, consumerHeartbeatMs: _h, onError: _e, ...rest } = options;
     super({ ...rest, restUrl: options.restUrl ?? NO_REST_URL, clock: options.clock, source: bus });
     this.bus = bus;
     void bus.open().catch(() => undefined);
@@ -39,7 +39,8 @@ export class BusClient extends ExchangeClient {
 
   /**
    * The streams relays carry (from their heartbeats), after waiting up to `waitMs` for the
-   * first heartbeats. @throws ExchangeReplicaError ERR_BUS when the NATS packages are missing
+   * first heartbeats. @throws ExchangeReplicaError `ERR_BUS_AUTH` when NATS refused the
+   * connection, `ERR_BUS` when the NATS packages are missing
    */
   async streams(options: { readonly waitMs?: number } = {}): Promise<CarriedStream[]> {
     await this.bus.open();

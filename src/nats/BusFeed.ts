@@ -71,6 +71,16 @@ export class BusFeed {
   kvCheckedMs = 0;
   /** `lastSeq` when the KV entry was last seen above it (two such checks in a row resync). */
   aheadMark?: string;
+  /** Batches received wholly below the anchor while nothing was delivered above it (a stream moving below its snapshot). */
+  belowAnchor = 0;
+  /** `belowAnchor` when first seen above 0 by a check, and then (see BusSource.check). */
+  belowMark?: { readonly count: number; readonly atMs: number };
+  /** A KV entry no relay could have written (ahead of the stream, vouched by no relay): never used again ({@link entryId}). */
+  refused?: string;
+  /** The last entry not started from because no relay vouched for it yet (reported once). */
+  unbelieved?: string;
+  /** Where the last reset read on the subject is stored: entries must start past it (busProtocol.ts, resets). */
+  resetAt?: number;
 
   constructor(
     readonly channel: ChannelName,
@@ -94,6 +104,13 @@ export class BusFeed {
     this.lastSeq = undefined;
     this.gapTo = undefined;
     this.aheadMark = undefined;
+    this.belowAnchor = 0;
+    this.belowMark = undefined;
+  }
+
+  /** Whether `entry` may start or anchor this feed: not refused, and past the last reset read. */
+  usable(entry: SnapshotRecord): boolean {
+    return entryId(entry) !== this.refused && (this.resetAt === undefined || entry.jsStartSeq > this.resetAt);
   }
 
   /**
@@ -118,7 +135,7 @@ export class BusFeed {
   /** Moves the anchor to `entry` when it is newer. */
   reanchor(entry: SnapshotRecord): void {
     const a = this.anchor;
-    if (a !== undefined && entry.sequence <= a.sequence) return;
+    if ((a !== undefined && entry.sequence <= a.sequence) || !this.usable(entry)) return;
     this.anchor = entry;
     if (this.gapTo !== undefined && entry.sequence >= this.gapTo - 1n) this.gapTo = undefined;
   }
@@ -200,4 +217,12 @@ export class BusFeed {
       return;
     }
   }
+}
+
+/**
+ * What tells one KV entry from another: its content's position (a forger writing the same
+ * entry again under a new revision is still refused).
+ */
+export function entryId(entry: SnapshotRecord): string {
+  return `${entry.sequence}|${entry.jsStartSeq}|${entry.writtenAtNs}|${entry.relayId}`;
 }

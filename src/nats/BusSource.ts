@@ -47,16 +47,17 @@
  * an epoch; each message is validated again here (a malformed one is never applied).
  */
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { BusFeed, type CatchUpPlan, type FeedReader } from './BusFeed';
+import { BusFeed, entryId, type CatchUpPlan, type FeedReader } from './BusFeed';
 import type { KV } from '@nats-io/kv';
 import type { ConnectionOptions, Msg, NatsConnection, Subscription as NatsSubscription } from '@nats-io/transport-node';
 import { Observable } from 'rxjs';
-import { systemClock, type Clock, type Timer } from '../clock';
-import { AbortedError, InvalidParameterError } from '../errors';
+import { Backoff, sleep, systemClock, type Clock, type Timer } from '../clock';
+import { AbortedError, ExchangeReplicaError, InvalidParameterError } from '../errors';
 import { streamKey, type ChannelName, type Scope } from '../protocol';
 import type { LoadedSnapshot, ReplicaSource, SnapshotQuery, SourceEvent, SourceSink } from '../replicas';
 import { SnapshotError } from '../replicas/SnapshotError';
-import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, readSourceUpdates, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
+import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, DEFAULT_HEARTBEAT_MS, HEARTBEAT_INTERVAL_MS, isResetMessage, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, readBatchHead, readSourceUpdates, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
+import { checkNatsAuth, checkNatsUrls, connectError, hasCredentials, isAuthRefusal, isTlsRefusal, natsAuthOptions, permissionError, permissionRefusal, type NatsAuth } from './natsAuth';
 import { loadNats, type NatsModules } from './natsModules';
 import { PushConsumer, streamSeqOf } from './PushConsumer';
 
@@ -67,6 +68,20 @@ export interface BusSourceOptions {
   readonly nats?: NatsConnection;
   /** Options of its own NATS connection. @default { maxReconnectAttempts: -1, waitOnFirstConnect: true } */
   readonly natsOptions?: Partial<ConnectionOptions>;
+  /**
+   * Credentials and TLS of its own NATS connection (user and password, token, NKey seed or
+   * `.creds` file; a CA file): on a bus with roles (examples/nats/roles.conf), a consumer's.
+   * A server that refuses them fails the source's streams with `ERR_BUS_AUTH`. Never printed.
+   * @default none (anonymous, TLS only for a `tls://` URL)
+   */
+  readonly natsAuth?: NatsAuth;
+  /**
+   * The longest heartbeat interval a relay is believed to announce, ms (a relay's `heartbeatMs`
+   * is 10 to 60000). A heartbeat announcing an interval outside 10..this is judged at the
+   * default interval (1000 ms): no message can keep a stream live long after its relays
+   * stopped. @default 60000
+   */
+  readonly maxHeartbeatIntervalMs?: number;
   /** Prefix of the bus's names (as the relays'). @default 'er' */
   readonly prefix?: string;
   /** A stream is stale when no relay heartbeat listed it `live` (or `resyncing`) for this many of the relay's heartbeat intervals. @default 3 */
@@ -104,7 +119,16 @@ export interface CarriedStream {
 interface RelayView {
   readonly intervalMs: number;
   atMs: number;
-  readonly streams: Map<string, { channel: ChannelName; scope: Scope; status: RelayStreamStatus }>;
+  readonly streams: Map<string, RelayStreamView>;
+}
+
+/** One stream in a relay's heartbeat. */
+interface RelayStreamView {
+  readonly channel: ChannelName;
+  readonly scope: Scope;
+  readonly status: RelayStreamStatus;
+  /** The highest seq the relay says it wrote to the KV bucket (or found there) or published: it vouches for entries up to it. */
+  readonly vouched: bigint | undefined;
 }
 
 /**
@@ -150,12 +174,21 @@ export class BusSource implements ReplicaSource {
   private closed = false;
   private ticker?: Timer;
   private generation = 0;
+  private readonly maxHeartbeatMs: number;
+  /** Relays whose announced heartbeat interval was refused (reported once each). */
+  private readonly refusedIntervals = new Set<string>();
+  /** Subjects whose refusal (`ERR_BUS_PERMISSION`) was reported. */
+  private readonly refusedSubjects = new Set<string>();
 
   /** @throws InvalidParameterError for a bad option. */
   constructor(private readonly options: BusSourceOptions) {
     if (options.nats === undefined && (options.natsUrl === undefined || (typeof options.natsUrl !== 'string' && options.natsUrl.length === 0))) {
       throw new InvalidParameterError("missing option 'natsUrl': expected a NATS URL such as nats://127.0.0.1:4222", { param: 'natsUrl' });
     }
+    if (options.natsUrl !== undefined) checkNatsUrls(options.natsUrl);
+    checkNatsAuth(options.natsAuth);
+    this.maxHeartbeatMs = options.maxHeartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS.max;
+    if (!(this.maxHeartbeatMs >= HEARTBEAT_INTERVAL_MS.min)) throw new InvalidParameterError(`invalid option 'maxHeartbeatIntervalMs': expected a number of ms >= ${HEARTBEAT_INTERVAL_MS.min}`, { param: 'maxHeartbeatIntervalMs' });
     try {
       this.names = busNames(options.prefix ?? DEFAULT_BUS_PREFIX);
     } catch (e) {
@@ -170,7 +203,13 @@ export class BusSource implements ReplicaSource {
     if (!(this.heartbeatMs >= 100)) throw new InvalidParameterError("invalid option 'consumerHeartbeatMs': expected a number of ms >= 100", { param: 'consumerHeartbeatMs' });
   }
 
-  /** Connects to NATS (once; also done by the first subscription). @throws ExchangeReplicaError ERR_BUS when the NATS packages are missing */
+  /**
+   * Connects to NATS (once; also done by the first subscription). Until the server answers,
+   * it keeps trying (unless `natsOptions.waitOnFirstConnect` is false).
+   * @throws ExchangeReplicaError `ERR_BUS_AUTH` when the server refused the connection (no
+   *   credentials, or refused ones), `ERR_BUS` when the NATS packages are missing or the TLS
+   *   handshake failed; InvalidParameterError for a `natsAuth` file that cannot be read
+   */
   open(): Promise<void> {
     this.opening ??= this.connect();
     return this.opening;
@@ -261,6 +300,7 @@ export class BusSource implements ReplicaSource {
     if (feed.gapTo !== undefined && fresh.sequence < feed.gapTo - 1n) {
       throw new SnapshotError(`the KV entry of ${feed.key} is at ${fresh.sequence}, the stream resumed at ${feed.gapTo}: waiting for a newer snapshot`, { stream: feed.key });
     }
+    if (fresh.sequence > (feed.lastSeq ?? feed.anchor.sequence)) return this.aheadAnswer(feed, fresh, token, signal);
     feed.reanchor(fresh);
     // At or above everything delivered: every update it lacks is still to come.
     if (feed.lastSeq === undefined || fresh.sequence >= feed.lastSeq) return loadedOf(fresh);
@@ -268,6 +308,80 @@ export class BusSource implements ReplicaSource {
     // JetStream (the updates it lacks were delivered before this request). Not awaited: this request ends now.
     this.rejoinAll(feed);
     throw new AbortedError(`${feed.key}: restarted from snapshot ${feed.anchor.sequence}`, { stream: feed.key });
+  }
+
+  /**
+   * The answer when the KV entry is ahead of what the feed delivered: believed when a relay
+   * could have written it ({@link believable}); otherwise refused, and the readers start
+   * again from the feed's anchor and the stream's history (when updates above the anchor were
+   * delivered), or wait for the next write.
+   */
+  private async aheadAnswer(feed: BusFeed, fresh: SnapshotRecord, token: number, signal: AbortSignal): Promise<LoadedSnapshot> {
+    const verdict = feed.usable(fresh) ? await this.believable(feed, fresh) : { believed: false, held: false, top: undefined };
+    if (signal.aborted || token !== feed.token || feed.phase !== 'running' || feed.anchor === undefined) throw new AbortedError('the snapshot request was aborted', { stream: feed.key });
+    if (verdict.believed) {
+      if (verdict.held) feed.reanchor(fresh);
+      return loadedOf(fresh);
+    }
+    this.refuse(feed, fresh, verdict.top);
+    const a = feed.anchor;
+    if (feed.lastSeq !== undefined && a.sequence <= feed.lastSeq && feed.usable(a)) {
+      this.rejoinAll(feed);
+      throw new AbortedError(`${feed.key}: the KV entry is ahead of the stream; restarted from snapshot ${a.sequence} and the stream's history`, { stream: feed.key });
+    }
+    throw new SnapshotError(`the KV entry of ${feed.key} is at ${fresh.sequence}, ahead of the stream (at ${verdict.top ?? 'no update'}) and of every relay: waiting for the next write`, { stream: feed.key });
+  }
+
+  /**
+   * Whether a relay could have written `entry`: the subject holds its seq (`held`: a relay
+   * writes an entry once S + 1, or the batch ending at S, is stored), or a relay's heartbeat
+   * vouches for it (a relay that resynced past updates it never published writes an entry
+   * ahead of the subject, and says so in its next heartbeat: its snapshot sequence).
+   */
+  private async believable(feed: BusFeed, entry: SnapshotRecord): Promise<{ believed: boolean; held: boolean; top: bigint | undefined }> {
+    const top = await this.subjectTop(feed).catch((e: unknown) => (this.report(permissionError(e, `reading the last message of ${feed.subject}`) ?? e), undefined));
+    const held = top !== undefined && top >= entry.sequence;
+    const vouched = this.vouchedFor(feed.key);
+    return { believed: held || (vouched !== undefined && vouched >= entry.sequence), held, top };
+  }
+
+  /** The highest seq the relays' recent heartbeats vouch for on a stream (see {@link RelayStreamView}). */
+  private vouchedFor(key: string): bigint | undefined {
+    const now = this.clock.nowMs();
+    let best: bigint | undefined;
+    for (const r of this.relays.values()) {
+      if (now - r.atMs > this.missed * r.intervalMs) continue;
+      const v = r.streams.get(key)?.vouched;
+      if (v !== undefined && (best === undefined || v > best)) best = v;
+    }
+    return best;
+  }
+
+  /** An entry not started from: reported once per entry. */
+  private reportUnbelieved(feed: BusFeed, entry: SnapshotRecord, top: bigint | undefined): void {
+    const id = entryId(entry);
+    if (feed.unbelieved === id) return;
+    feed.unbelieved = id;
+    this.report(new ExchangeReplicaError('ERR_BUS', `the KV entry of ${feed.key} (S=${entry.sequence}) is ahead of the stream (at ${top ?? 'no update'}) and no relay heartbeat vouches for it: waiting for one, or for the next write`, { stream: feed.key }));
+  }
+
+  /** Marks `entry` refused for this feed (reported once per entry). */
+  private refuse(feed: BusFeed, entry: SnapshotRecord, top: bigint | undefined): void {
+    const id = entryId(entry);
+    if (feed.refused === id || !feed.usable(entry)) return;
+    feed.refused = id;
+    this.report(new ExchangeReplicaError('ERR_BUS', `the KV entry of ${feed.key} (S=${entry.sequence}, written as relay ${JSON.stringify(entry.relayId.slice(0, 128))}) is ahead of the stream, which keeps moving below it (the subject holds up to ${top ?? 'no update'}): no relay could have written it; not used`, { stream: feed.key }));
+  }
+
+  /** The last exchange seq the subject holds (its last message's batch), undefined when it holds none or its last is no batch. */
+  private async subjectTop(feed: BusFeed): Promise<bigint | undefined> {
+    const last = await (await this.manager()).streams.getMessage(this.names.stream, { last_by_subj: feed.subject });
+    if (last === null) return undefined;
+    try {
+      return readBatchHead(last.string(), feed.key).last;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Stops every stream and closes the NATS connection when it is the source's own. */
@@ -294,8 +408,7 @@ export class BusSource implements ReplicaSource {
 
   private async connect(): Promise<void> {
     const mods: NatsModules = await loadNats();
-    const servers = typeof this.options.natsUrl === 'string' ? [this.options.natsUrl] : [...(this.options.natsUrl ?? [])];
-    const nc = this.options.nats ?? (await mods.transport.connect({ maxReconnectAttempts: -1, waitOnFirstConnect: true, ...this.options.natsOptions, servers }));
+    const nc = this.options.nats ?? (await this.dial(mods));
     if (this.closed) {
       if (this.options.nats === undefined) await nc.close();
       return;
@@ -319,8 +432,30 @@ export class BusSource implements ReplicaSource {
     tick();
   }
 
+  /**
+   * Its own connection. A server that refuses the sign-in fails at once (`ERR_BUS_AUTH`), as
+   * does a TLS handshake that failed (`ERR_BUS`); one that cannot be reached yet is tried
+   * again until the source closes (nats.js's `waitOnFirstConnect` would retry those forever).
+   */
+  private async dial(mods: NatsModules): Promise<NatsConnection> {
+    const servers = checkNatsUrls(this.options.natsUrl ?? []);
+    const options = { maxReconnectAttempts: -1, waitOnFirstConnect: true, ...this.options.natsOptions, ...natsAuthOptions(mods, this.options.natsAuth, servers), servers };
+    const credentials = hasCredentials(this.options.natsAuth, this.options.natsOptions);
+    const backoff = new Backoff({ initialDelayMs: 100, maxDelayMs: 2000, factor: 2, jitter: 0.2, retries: Number.POSITIVE_INFINITY });
+    for (;;) {
+      try {
+        return await mods.transport.connect({ ...options, waitOnFirstConnect: false });
+      } catch (cause) {
+        if (isAuthRefusal(cause) || isTlsRefusal(cause) || !options.waitOnFirstConnect || this.closed) throw connectError(cause, servers, credentials);
+        if (backoff.attempts === 0) this.report(connectError(cause, servers, credentials));
+        await sleep(backoff.next() ?? 2000, undefined, this.clock);
+      }
+    }
+  }
+
   private async watchStatus(nc: NatsConnection): Promise<void> {
     for await (const s of nc.status()) {
+      if (s.type === 'error') this.onNatsError(s.error);
       if (s.type === 'disconnect') {
         this.connected = false;
         this.liveUntil.clear();
@@ -332,6 +467,21 @@ export class BusSource implements ReplicaSource {
         this.connected = false;
         for (const feed of this.feeds.values()) this.stop(feed, 'NATS connection closed');
       }
+    }
+  }
+
+  /** A refusal of the server: reported with its code (permissions once per subject). */
+  private onNatsError(error: Error): void {
+    const refusal = permissionRefusal(error) as (Error & { subject?: unknown }) | undefined;
+    if (refusal !== undefined) {
+      const subject = typeof refusal.subject === 'string' ? refusal.subject : '';
+      if (this.refusedSubjects.has(subject)) return;
+      this.refusedSubjects.add(subject);
+      return this.report(permissionError(error, `an operation on ${subject || 'the bus'}`));
+    }
+    if (isAuthRefusal(error)) {
+      const servers = this.options.natsUrl === undefined ? [] : checkNatsUrls(this.options.natsUrl);
+      this.report(connectError(error, servers, hasCredentials(this.options.natsAuth, this.options.natsOptions)));
     }
   }
 
@@ -347,13 +497,28 @@ export class BusSource implements ReplicaSource {
       return;
     }
     const now = this.clock.nowMs();
-    const streams = new Map<string, { channel: ChannelName; scope: Scope; status: RelayStreamStatus }>();
+    const intervalMs = this.believedInterval(hb.relayId, hb.intervalMs);
+    const streams = new Map<string, RelayStreamView>();
     for (const s of hb.streams) {
-      streams.set(s.streamKey, { channel: s.channel, scope: s.scope, status: s.status });
-      if (CARRYING.has(s.status)) this.liveUntil.set(s.streamKey, Math.max(this.liveUntil.get(s.streamKey) ?? 0, now + this.missed * hb.intervalMs));
+      const vouched = s.snapshotSequence === null ? s.publishedSeq : s.publishedSeq === null || s.snapshotSequence > s.publishedSeq ? s.snapshotSequence : s.publishedSeq;
+      streams.set(s.streamKey, { channel: s.channel, scope: s.scope, status: s.status, vouched: vouched ?? undefined });
+      if (CARRYING.has(s.status)) this.liveUntil.set(s.streamKey, Math.max(this.liveUntil.get(s.streamKey) ?? 0, now + this.missed * intervalMs));
     }
-    this.relays.set(hb.relayId, { intervalMs: hb.intervalMs, atMs: now, streams });
+    this.relays.set(hb.relayId, { intervalMs, atMs: now, streams });
     for (const feed of this.feeds.values()) if (feed.phase === 'waiting') this.check(feed);
+  }
+
+  /**
+   * The interval a heartbeat is judged by: the one it announces when a relay may announce it
+   * (10 ms to `maxHeartbeatIntervalMs`), else the default (reported once per relay id).
+   */
+  private believedInterval(relayId: string, announced: number): number {
+    if (announced >= HEARTBEAT_INTERVAL_MS.min && announced <= this.maxHeartbeatMs) return announced;
+    if (!this.refusedIntervals.has(relayId) && this.refusedIntervals.size < 1024) {
+      this.refusedIntervals.add(relayId);
+      this.report(new ExchangeReplicaError('ERR_BUS', `a heartbeat of relay ${JSON.stringify(relayId.slice(0, 128))} announces an interval of ${announced} ms, outside what a relay may announce (${HEARTBEAT_INTERVAL_MS.min} to ${this.maxHeartbeatMs} ms): judged at ${DEFAULT_HEARTBEAT_MS} ms`));
+    }
+    return DEFAULT_HEARTBEAT_MS;
   }
 
   /** Whether NATS is up and a relay heartbeat listed the stream as carried within `missedHeartbeats` intervals. */
@@ -375,6 +540,16 @@ export class BusSource implements ReplicaSource {
       return;
     }
     if (feed.phase !== 'running') return;
+    const now = this.clock.nowMs();
+    // The stream keeps moving below the anchor, nothing above it: the anchor is an entry no relay wrote.
+    if (feed.lastSeq === undefined && feed.belowAnchor > 0 && feed.anchor !== undefined) {
+      const mark = feed.belowMark;
+      if (mark === undefined) feed.belowMark = { count: feed.belowAnchor, atMs: now };
+      else if (feed.belowAnchor > mark.count && now - mark.atMs >= (this.options.aheadCheckMs ?? 1000)) {
+        this.refuse(feed, feed.anchor, undefined);
+        return this.restart(feed, `the KV entry of ${feed.key} is ahead of the stream, which keeps moving below it`);
+      }
+    }
     // A catch-up silent past its idle heartbeats is gone: its reader goes on (a hole shows as a gap).
     if (judgeMissing) for (const r of feed.readers) if (r.catchUp?.consumer?.stalled(this.clock.nowMs())) r.catchUp.end();
     // Silent past its idle heartbeats: the consumer is gone on the server; read from the KV entry again.
@@ -505,7 +680,17 @@ export class BusSource implements ReplicaSource {
     const token = ++feed.token;
     const entry = await this.readEntry(feed).catch((e: unknown) => (this.report(e), undefined));
     if (token !== feed.token || feed.phase !== 'starting') return;
-    if (entry === undefined) {
+    // None yet, or one refused, or one from before a reset read on the subject: the next write.
+    if (entry === undefined || !feed.usable(entry)) {
+      feed.phase = 'waiting';
+      return;
+    }
+    // One no relay could have written (see `believable`) is not started from: a relay that
+    // wrote it vouches for it in its next heartbeat, or the next write replaces it.
+    const verdict = await this.believable(feed, entry);
+    if (token !== feed.token || feed.phase !== 'starting') return;
+    if (!verdict.believed) {
+      this.reportUnbelieved(feed, entry, verdict.top);
       feed.phase = 'waiting';
       return;
     }
@@ -548,12 +733,40 @@ export class BusSource implements ReplicaSource {
       // Above what was delivered, or above the anchor's S at first (its readers start from that snapshot).
       batch = readSourceUpdates(UTF8.decode(data), feed.key, feed.channel, feed.lastSeq ?? feed.anchor?.sequence, this.clock.nowNs());
     } catch (e) {
+      const at = streamSeqOf(m);
+      if (at !== undefined && isResetMessage(UTF8.decode(data))) return this.onReset(feed, Number(at));
       this.report(e);
-      const reason = `unreadable message ${streamSeqOf(m) ?? '?'} on ${feed.subject}: ${(e as Error).message}`;
+      const reason = `unreadable message ${at ?? '?'} on ${feed.subject}: ${(e as Error).message}`;
       for (const r of feed.readers) if (r.up) r.subscriber.next({ kind: 'resync_required', reason });
       return;
     }
     if (batch.updates.length > 0) feed.deliver(batch.updates);
+    else if (feed.lastSeq === undefined && feed.anchor !== undefined && batch.head.last < feed.anchor.sequence) feed.belowAnchor++;
+  }
+
+  /**
+   * A reset at stream sequence `at` (busProtocol.ts): what the feed delivered before it may
+   * hold a message no relay applied. The feed starts again from a KV entry past the reset
+   * (its relay writes one in its new epoch); its readers resync meanwhile.
+   */
+  private onReset(feed: BusFeed, at: number): void {
+    if (!Number.isSafeInteger(at) || (feed.resetAt !== undefined && at <= feed.resetAt)) return;
+    feed.resetAt = at;
+    const reason = `a relay reset ${feed.key} at stream sequence ${at} (a message stored under one of its batch ids was not its batch): starting again from a snapshot written after it`;
+    this.report(new ExchangeReplicaError('ERR_BUS', reason, { stream: feed.key }));
+    this.restart(feed, reason);
+  }
+
+  /** The feed's consumer stops; its readers resync; it starts again (a new generation) from the next usable KV entry. */
+  private restart(feed: BusFeed, reason: string): void {
+    if (feed.phase === 'closed') return;
+    feed.token++;
+    this.stopConsumer(feed);
+    feed.phase = 'waiting';
+    for (const r of feed.readers) {
+      feed.stopCatchUp(r);
+      if (r.up) r.subscriber.next({ kind: 'resync_required', reason });
+    }
   }
 
   private stop(feed: BusFeed, reason: string): void {

@@ -101,6 +101,21 @@ export class OrderedPublisher {
     this.failOutstanding(new Error('NATS disconnected before JetStream acknowledged the message'));
   }
 
+  /**
+   * The server refused a publish to `subject` to these credentials (no answer will come): the
+   * publishes to it awaiting their acknowledgement fail now with `error`.
+   */
+  refused(subject: string, error: Error): void {
+    const end = this.nextToken;
+    const failing: InFlight[] = [];
+    for (let i = this.flightHead; i < this.flight.length; i++) {
+      const entry = this.flight[i]!;
+      if (entry.token >= end) break;
+      if (!entry.settled && entry.job.subject === subject) failing.push(entry);
+    }
+    for (const entry of failing) if (!entry.settled) this.settle(entry, () => entry.job.onError(error));
+  }
+
   /** Fails every job not acknowledged yet (their `onError` is called) and leaves the inbox. */
   close(): void {
     if (this.closed) return;

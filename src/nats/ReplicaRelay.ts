@@ -21,8 +21,9 @@ import { ResyncLimiter } from '../replicas/ResyncLimiter';
 import { loadThroughPolicy } from '../replicas/SnapshotLoader';
 import type { AppliedHook } from '../replicas/AppliedChange';
 import { streamKey, type ChannelName } from '../protocol';
-import { BUS_FORMAT_VERSION, exactJson, readBatchHead, MARKETS_META_KEY, type MarketsMeta, encodeHeartbeat, heartbeatSubject, SNAPSHOT_HISTORY, UPDATE_HEADERS, updateStreamConfig, type Heartbeat, type HeartbeatStream, type RelayStreamStatus } from './busProtocol';
+import { BUS_FORMAT_VERSION, exactJson, isResetMessage, readBatchHead, MARKETS_META_KEY, type MarketsMeta, encodeHeartbeat, heartbeatSubject, SNAPSHOT_HISTORY, UPDATE_HEADERS, updateStreamConfig, type Heartbeat, type HeartbeatStream, type RelayStreamStatus } from './busProtocol';
 import { loadNats, type NatsModules } from './natsModules';
+import { connectError, hasCredentials, isAuthRefusal, natsAuthOptions, permissionError, permissionRefusal } from './natsAuth';
 import { OrderedPublisher } from './OrderedPublisher';
 import { resolveRelayOptions, type RelayStream, type ReplicaRelayOptions, type ResolvedRelayOptions } from './relayOptions';
 import { defaultStreams } from './relayStreams';
@@ -68,6 +69,8 @@ export class ReplicaRelay {
   private readonly replicaOptions: StreamSyncOptions;
   private heartbeatTimer?: Timer;
   private busCheckTimer?: Timer;
+  /** Subjects whose refusal (`ERR_BUS_PERMISSION`) was reported since the last connect. */
+  private readonly refusedSubjects = new Set<string>();
   /** False from a NATS disconnect until {@link ReplicaRelay.checkBus} has seen the updates stream. */
   private busKnown = true;
   private readonly busCheckBackoff: Backoff;
@@ -115,9 +118,12 @@ export class ReplicaRelay {
   /**
    * Connects to NATS, creates the updates stream and the snapshot bucket when they are
    * missing, and starts carrying the streams (by default what `view` shows).
-   * @throws InvalidParameterError for a bad option; ExchangeReplicaError `ERR_BUS` when NATS
-   *   cannot be reached, has no JetStream, or the NATS packages are missing; the REST
-   *   client's error when the default streams cannot be listed.
+   * @throws InvalidParameterError for a bad option (a `natsAuth` file that cannot be read, a
+   *   seed that is not one); ExchangeReplicaError `ERR_BUS_AUTH` when NATS refused the
+   *   connection (no credentials, or refused ones), `ERR_BUS_PERMISSION` when these
+   *   credentials may not set up or use the bus (a consumer's), `ERR_BUS` when NATS cannot be
+   *   reached, has no JetStream, or the NATS packages are missing; the REST client's error
+   *   when the default streams cannot be listed.
    */
   static async start(options: ReplicaRelayOptions): Promise<ReplicaRelay> {
     const o = resolveRelayOptions(options);
@@ -140,7 +146,7 @@ export class ReplicaRelay {
     } catch (error) {
       if (ownsNats && nats !== undefined) await nats.close().catch(() => undefined);
       if (ownsClient) await client.close();
-      throw error;
+      throw permissionError(error, 'setting up the bus (the JetStream API, the updates stream, the snapshot bucket)') ?? error;
     }
   }
 
@@ -236,6 +242,7 @@ export class ReplicaRelay {
           publisher: this.publisher,
           store: this.store,
           startAfterLast: (subject, sequence) => this.startAfterLast(subject, sequence, streamKey(channel, scope)),
+          storedEquals: (subject, payload, seq) => this.storedEquals(subject, payload, seq),
           busKnown: () => this.busKnown,
           report: (e) => this.report(e),
           onStatus: (status) => this.statusSubject.next({ streamKey: relay.key, status }),
@@ -262,7 +269,8 @@ export class ReplicaRelay {
   /**
    * A NATS disconnect loses the acknowledgements on their way: the publishes awaiting them
    * fail at once (their streams resync). A reconnect may find the bus reset (see
-   * {@link ReplicaRelay.checkBus}).
+   * {@link ReplicaRelay.checkBus}). A publish the server refused to these credentials fails
+   * at once too (`ERR_BUS_PERMISSION`, reported once per subject until a reconnect).
    */
   private async watchNats(): Promise<void> {
     for await (const s of this.nats.status()) {
@@ -270,8 +278,35 @@ export class ReplicaRelay {
       if (s.type === 'disconnect') {
         this.busKnown = false;
         this.publisher.disconnected();
-      } else if (s.type === 'reconnect') void this.checkBus();
+      } else if (s.type === 'reconnect') {
+        this.refusedSubjects.clear();
+        void this.checkBus();
+      } else if (s.type === 'error') this.onNatsError(s.error);
     }
+  }
+
+  private onNatsError(error: Error): void {
+    const refusal = permissionRefusal(error) as (Error & { operation?: unknown; subject?: unknown }) | undefined;
+    if (refusal !== undefined) {
+      const subject = typeof refusal.subject === 'string' ? refusal.subject : '';
+      const coded = permissionError(error, refusal.operation === 'subscription' ? `a subscription to ${subject}` : `a publish to ${subject}`)!;
+      if (refusal.operation !== 'subscription' && subject !== '') this.publisher.refused(subject, coded);
+      if (this.refusedSubjects.has(subject)) return;
+      this.refusedSubjects.add(subject);
+      return this.report(coded);
+    }
+    if (isAuthRefusal(error)) this.report(connectError(error, this.options.natsUrl ?? [], hasCredentials(this.options.natsAuth, this.options.natsOptions)));
+  }
+
+  /**
+   * Whether the message JetStream stores at `seq` of the updates stream is `payload` on
+   * `subject` but for the exchange's timestamps: two relays' copies of a batch hold the same
+   * updates (seq and data, in the protocol's compact form), each stamped with the time the
+   * exchange sent it on that relay's socket.
+   */
+  private async storedEquals(subject: string, payload: string, seq: number): Promise<boolean> {
+    const stored = await this.jsm.streams.getMessage(this.options.names.stream, { seq });
+    return stored !== null && stored.subject === subject && sameUpdates(stored.string(), payload);
   }
 
   /**
@@ -296,7 +331,7 @@ export class ReplicaRelay {
       for (const r of this.relays) r.busChecked(recreated);
       if (recreated) await writeMarketsMeta(this.client, this.kv, this.options.relayId).catch(() => undefined);
     } catch (error) {
-      this.report(error);
+      this.report(permissionError(error, 'checking the bus (the updates stream, the snapshot bucket)') ?? error);
       // Until NATS answers (the next reconnect checks again in any case). This backoff retries
       // forever, so `next()` always has a delay; the cap only satisfies its type.
       const waitMs = this.busCheckBackoff.next() ?? this.options.retry.maxDelayMs;
@@ -313,11 +348,14 @@ export class ReplicaRelay {
     const info = await this.jsm.streams.info(this.options.names.stream);
     const last = await this.jsm.streams.getMessage(this.options.names.stream, { last_by_subj: subject });
     if (last === null) return info.state.last_seq + 1;
+    const text = last.string();
+    // A reset or a message no reader can use holds no update: a reader starts after it.
+    if (isResetMessage(text)) return last.seq + 1;
     let seq: bigint;
     try {
-      seq = readBatchHead(last.string(), key).last;
+      seq = readBatchHead(text, key).last;
     } catch {
-      return undefined; // unreadable: wait for our own publish of S + 1
+      return last.seq + 1;
     }
     return seq <= sequence ? last.seq + 1 : undefined;
   }
@@ -333,11 +371,20 @@ export class ReplicaRelay {
   }
 }
 
+const TIMESTAMP = /,"timestamp_ns":"\d{1,20}"/g;
+
+/** Two batches' texts hold the same updates (their timestamps aside). */
+function sameUpdates(a: string, b: string): boolean {
+  return a === b || a.replace(TIMESTAMP, '') === b.replace(TIMESTAMP, '');
+}
+
 async function connectNats(mods: NatsModules, o: ResolvedRelayOptions): Promise<NatsConnection> {
+  const servers = [...o.natsUrl!];
+  const auth = natsAuthOptions(mods, o.natsAuth, servers);
   try {
-    return await mods.transport.connect({ ...o.natsOptions, servers: [...o.natsUrl!] });
+    return await mods.transport.connect({ ...o.natsOptions, ...auth, servers });
   } catch (cause) {
-    throw new ExchangeReplicaError('ERR_BUS', `cannot connect to NATS at ${o.natsUrl!.join(', ')}: ${(cause as Error)?.message ?? String(cause)}`, {}, { cause });
+    throw connectError(cause, servers, hasCredentials(o.natsAuth, o.natsOptions));
   }
 }
 
@@ -345,7 +392,7 @@ async function jetstreamManager(mods: NatsModules, nats: NatsConnection): Promis
   try {
     return await mods.jetstream.jetstreamManager(nats);
   } catch (cause) {
-    throw new ExchangeReplicaError('ERR_BUS', `JetStream is not available on the NATS server (start nats-server with -js): ${(cause as Error)?.message ?? String(cause)}`, {}, { cause });
+    throw permissionError(cause, 'the JetStream API ($JS.API.INFO)') ?? new ExchangeReplicaError('ERR_BUS', `JetStream is not available on the NATS server (start nats-server with -js): ${(cause as Error)?.message ?? String(cause)}`, {}, { cause });
   }
 }
 

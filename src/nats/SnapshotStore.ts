@@ -4,6 +4,12 @@
  * and set on the entry's revision, retried on a conflict). Two relays writing the same
  * stream therefore leave the newest snapshot, whatever the order of their writes; every
  * entry is aligned by the relay that wrote it (see StreamRelay), so any of them is valid.
+ *
+ * One exception: an entry above the writer's `ceiling` (the seq its own replica is at) is
+ * ahead of anything the writer applied from the exchange, which no relay of the same exchange
+ * is for long: it is replaced too, so that an entry no relay could have written (a sequence
+ * far ahead) cannot hold the bucket for good. (Between two relays, one briefly ahead of the
+ * other may see its entry replaced by an older one: consumers read older entries correctly.)
  */
 import type { KV } from '@nats-io/kv';
 import { decodeSnapshotRecord, encodeSnapshotRecord, type SnapshotRecord } from './busProtocol';
@@ -27,13 +33,13 @@ export class SnapshotStore {
 
   /**
    * Writes `record` under `key` unless the entry already holds a snapshot at or above its
-   * sequence. `wanted` is asked before each request: once false (the writer's epoch ended,
+   * sequence (unless that entry is above `ceiling`: see the module comment). `wanted` is asked before each request: once false (the writer's epoch ended,
    * or NATS dropped and the bucket may have been recreated since, where a revision read
    * before would match an unrelated entry), the write stops with nothing more sent.
    * @throws the KV's error when a write fails for another reason than a conflict;
    *   {@link SnapshotWriteSuperseded} when `wanted()` turned false.
    */
-  async write(key: string, record: SnapshotRecord, wanted: () => boolean = () => true): Promise<StoreResult> {
+  async write(key: string, record: SnapshotRecord, wanted: () => boolean = () => true, ceiling?: bigint): Promise<StoreResult> {
     const value = encodeSnapshotRecord(record);
     const check = (): void => {
       if (!wanted()) throw new SnapshotWriteSuperseded(key);
@@ -43,7 +49,8 @@ export class SnapshotStore {
       const entry = await this.kv.get(key);
       check();
       const current = entry !== null && entry.operation === 'PUT' ? readRecord(entry.string()) : undefined;
-      if (current !== undefined && current.sequence >= record.sequence) return { outcome: 'kept', sequence: current.sequence, revision: entry!.revision };
+      const ahead = ceiling !== undefined && current !== undefined && current.sequence > ceiling;
+      if (current !== undefined && current.sequence >= record.sequence && !ahead) return { outcome: 'kept', sequence: current.sequence, revision: entry!.revision };
       try {
         const revision = entry === null ? await this.kv.create(key, value) : await this.kv.update(key, value, entry.revision);
         return { outcome: 'written', sequence: record.sequence, revision };

@@ -50,7 +50,7 @@ import type { AppliedChange, AppliedHook } from '../replicas/AppliedChange';
 import { RESYNC_TRIGGERS } from '../replicas/streamSyncOptions';
 import type { BufferedUpdate } from '../replicas/UpdateBuffer';
 import { recordOf } from '../util/recordOf';
-import { BUS_FORMAT_VERSION, encodeUpdateBatch, encodeUpdateMessage, MAX_BATCH_CHARS, messageId, snapshotKey, updateMessagePrefix, updateSubject, type HeartbeatStream, type PublishAck, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
+import { BUS_FORMAT_VERSION, encodeResetMessage, encodeUpdateBatch, encodeUpdateMessage, MAX_BATCH_CHARS, messageId, resetMessageId, snapshotKey, updateMessagePrefix, updateSubject, type HeartbeatStream, type PublishAck, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
 import type { OrderedPublisher } from './OrderedPublisher';
 import type { ResolvedRelayOptions } from './relayOptions';
 import { SnapshotWriteSuperseded, type SnapshotStore, type StoreResult } from './SnapshotStore';
@@ -69,6 +69,11 @@ export interface StreamRelayDeps {
    */
   readonly startAfterLast: (subject: string, sequence: bigint) => Promise<number | undefined>;
   /**
+   * Whether the message JetStream stores at `seq` is `payload` on `subject`: asked when a
+   * batch was answered as a duplicate (another message holds its id).
+   */
+  readonly storedEquals: (subject: string, payload: string, seq: number) => Promise<boolean>;
+  /**
    * False from a NATS disconnect until the relay has checked that the updates stream is still
    * the one published to: the JetStream positions of the epoch may belong to a stream that is
    * gone, so no snapshot is written meanwhile (see {@link StreamRelay.busChecked}).
@@ -86,10 +91,13 @@ export interface StreamRelayDeps {
  * gap on a quiet stream: the replica would otherwise stay live one behind until the next
  * update), or (`bus_reset`) an updates stream that is not the one the epoch published to (a
  * nats-server restart lost a memory stream, or the stream was deleted): what the epoch
- * published and its KV entry are gone. It resyncs its replica (counted besides the replica's
- * own triggers).
+ * published and its KV entry are gone, or (`duplicate_conflict`) JetStream answered a batch as
+ * a duplicate of a stored message that is not that batch (a forged message id, or an exchange
+ * whose numbering restarted within the duplicate window): readers may have applied the stored
+ * one, so a reset goes first (busProtocol.ts). It resyncs its replica (counted besides the
+ * replica's own triggers).
  */
-export type CarryFailure = 'publish_failed' | 'backpressure' | 'encode' | 'snapshot_ahead' | 'bus_reset';
+export type CarryFailure = 'publish_failed' | 'backpressure' | 'encode' | 'snapshot_ahead' | 'bus_reset' | 'duplicate_conflict';
 
 /** Why an epoch ended: the replica's resync triggers (but `manual`: the relay's own requests, counted by their reason) and the relay's carry failures. */
 export type BreakReason = Exclude<ResyncTrigger, 'manual'> | CarryFailure;
@@ -156,7 +164,12 @@ export class StreamRelay {
   private duplicates = 0;
   private messages = 0;
   private syncs = 0;
-  private readonly carryFailures: Record<CarryFailure, number> = { publish_failed: 0, backpressure: 0, encode: 0, snapshot_ahead: 0, bus_reset: 0 };
+  private readonly carryFailures: Record<CarryFailure, number> = { publish_failed: 0, backpressure: 0, encode: 0, snapshot_ahead: 0, bus_reset: 0, duplicate_conflict: 0 };
+  /** A reset published and not acknowledged yet: no snapshot is written meanwhile (its `jsStartSeq` must be past the reset). */
+  private resetPending = false;
+  /** Where the last reset was stored: every snapshot written after it starts past it. */
+  private resetSeq = 0;
+  private resetRetry?: Timer;
   // counters for metrics (relayMetrics.ts)
   private snapshotWrites = 0;
   private lastAckMs: number | null = null;
@@ -236,6 +249,8 @@ export class StreamRelay {
     if (this.closed) return;
     this.closed = true;
     this.endEpoch();
+    this.resetRetry?.cancel();
+    this.resetRetry = undefined;
     this.statusSubscription?.unsubscribe();
     this.sync.close();
   }
@@ -341,12 +356,13 @@ export class StreamRelay {
     const epoch = this.epoch;
     const first = this.batchFirst;
     const last = first + BigInt(frames.length - 1);
+    const payload = encodeUpdateBatch(first, frames);
     const accepted = this.deps.publisher.submit({
       subject: this.subject,
-      payload: encodeUpdateBatch(first, frames),
+      payload,
       msgID: messageId(this.key, first, last),
       wanted: () => this.epoch === epoch,
-      onAck: (ack) => this.guard(() => this.onAck(epoch, first, last, ack)),
+      onAck: (ack) => this.guard(() => (ack.duplicate ? this.onDuplicate(epoch, first, last, ack, payload) : this.onAck(epoch, first, last, ack))),
       onError: (error) => this.guard(() => this.onPublishError(epoch, last, error)),
     });
     if (!accepted) this.breakEpoch('backpressure');
@@ -371,9 +387,65 @@ export class StreamRelay {
     this.align();
   }
 
+  /**
+   * JetStream already held a message under this batch's id: another relay's copy of the same
+   * batch, or this relay's own after a lost acknowledgement (the same bytes either way), or a
+   * forged or conflicting one. Its position is used only once the stored message is seen to be
+   * this batch; otherwise readers may have applied something this relay never applied: a reset
+   * and a new epoch.
+   */
+  private onDuplicate(epoch: number, first: bigint, last: bigint, ack: PublishAck, payload: string): void {
+    this.deps.storedEquals(this.subject, payload, ack.seq).then(
+      (same) => this.guard(() => (same ? this.onAck(epoch, first, last, ack) : this.onConflict(first, last, ack, undefined))),
+      (error: unknown) => this.guard(() => this.onConflict(first, last, ack, error)),
+    );
+  }
+
+  private onConflict(first: bigint, last: bigint, ack: PublishAck, error: unknown): void {
+    if (this.closed) return;
+    const what = error === undefined ? 'holds another message under that id (a forged message id, or an exchange numbering that restarted)' : `could not be compared with it (${(error as Error)?.message ?? String(error)})`;
+    this.deps.report(new ExchangeReplicaError('ERR_BUS', `batch ${first}..${last} of ${this.key} was answered as a duplicate, and JetStream sequence ${ack.seq} ${what}: readers are reset and the stream starts a new epoch`, { stream: this.key }, { cause: error }));
+    this.publishReset();
+    if (this.live) this.breakEpoch('duplicate_conflict');
+    else this.carryFailures.duplicate_conflict++;
+  }
+
+  /**
+   * Publishes a reset on the subject (busProtocol.ts), ordered before anything the next epoch
+   * publishes; no snapshot is written until it is stored, and every later one starts past it.
+   * Tried again until stored (or the relay closes).
+   */
+  private publishReset(): void {
+    if (this.closed) return;
+    this.resetPending = true;
+    this.resetRetry?.cancel();
+    this.resetRetry = undefined;
+    const retry = (error: unknown): void => {
+      this.deps.report(new ExchangeReplicaError('ERR_BUS', `publishing a reset of ${this.key} failed: ${(error as Error)?.message ?? String(error)}`, { stream: this.key }, { cause: error }));
+      if (this.closed || this.resetRetry !== undefined) return;
+      this.resetRetry = this.clock.setTimer(() => this.guard(() => ((this.resetRetry = undefined), this.publishReset())), this.options.retry.maxDelayMs, { unref: true });
+    };
+    const accepted = this.deps.publisher.submit({
+      subject: this.subject,
+      payload: encodeResetMessage(this.options.relayId),
+      msgID: resetMessageId(this.key, this.options.relayId, this.clock.nowNs()),
+      wanted: () => !this.closed,
+      onAck: (ack) =>
+        this.guard(() => {
+          this.resetPending = false;
+          this.resetSeq = Math.max(this.resetSeq, ack.seq);
+          this.align();
+        }),
+      onError: (error) => this.guard(() => retry(error)),
+    });
+    if (!accepted) retry(new Error('the publish queue is full'));
+  }
+
   private onPublishError(epoch: number, seq: bigint, error: unknown): void {
     if (epoch !== this.epoch || !this.live) return;
-    this.deps.report(new ExchangeReplicaError('ERR_BUS', `publishing update ${seq} of ${this.key} failed: ${(error as Error)?.message ?? String(error)}`, { stream: this.key }, { cause: error }));
+    // A refusal of the server was reported by the relay (ERR_BUS_PERMISSION, once per subject).
+    const refused = error instanceof ExchangeReplicaError && error.code === 'ERR_BUS_PERMISSION';
+    if (!refused) this.deps.report(new ExchangeReplicaError('ERR_BUS', `publishing update ${seq} of ${this.key} failed: ${(error as Error)?.message ?? String(error)}`, { stream: this.key }, { cause: error }));
     this.breakEpoch('publish_failed');
   }
 
@@ -447,7 +519,7 @@ export class StreamRelay {
   /** Writes the pending snapshot once its `jsStartSeq` is known (see the module comment). */
   private align(): void {
     const p = this.pending;
-    if (p === undefined || this.writing || p.epoch !== this.epoch || !this.live || !this.deps.busKnown()) return;
+    if (p === undefined || this.writing || this.resetPending || p.epoch !== this.epoch || !this.live || !this.deps.busKnown()) return;
     const S = p.loaded.sequence;
     if (S < this.epochStart) {
       this.pending = undefined;
@@ -469,7 +541,8 @@ export class StreamRelay {
           if (epoch !== this.epoch || this.pending !== p) return this.align();
           const exact = this.positions.get(S + 1n);
           if (exact !== undefined) return this.write(p, exact);
-          if (start !== undefined && this.tip === S) return this.write(p, start);
+          // Past this relay's last reset: a reader that met it waits for an entry past it.
+          if (start !== undefined && this.tip === S) return this.write(p, Math.max(start, this.resetSeq + 1));
           // The subject already holds updates above S (another relay is ahead): our own
           // publish of S + 1 will tell where it is.
         }),
@@ -516,7 +589,9 @@ export class StreamRelay {
       writtenAtNs: this.clock.nowNs(),
       relayId: this.options.relayId,
     };
-    this.deps.store.write(this.snapshotKey, record, () => epoch === this.epoch && this.deps.busKnown()).then(
+    // An entry above this relay's own position is ahead of anything it applied (written by no
+    // relay of this exchange, or a relay far ahead): replaced, so that it cannot hold the bucket.
+    this.deps.store.write(this.snapshotKey, record, () => epoch === this.epoch && this.deps.busKnown(), this.tip).then(
       (result: StoreResult) =>
         this.guard(() => {
           this.writing = false;

@@ -303,6 +303,33 @@ function readBatch<T extends { readonly seq: bigint }>(text: string, key: string
   return { head, updates };
 }
 
+// ---- resets ---------------------------------------------------------------------
+
+const RESET_PREFIX = `{"v":${BUS_FORMAT_VERSION},"reset":`;
+
+/**
+ * A reset: a message on a stream's subject that voids, for its readers, what they read from
+ * the subject before it. A relay publishes one when JetStream answered one of its batches as
+ * a duplicate of a stored message with other content (a forged or conflicting message id):
+ * the stored message, which readers may have applied, is not what the relay applied. The
+ * relay then starts a new epoch; a reader that meets the reset starts again from a KV entry
+ * whose `jsStartSeq` is past it (the new epoch's). Payload `{"v":3,"reset":true,"relayId":".."}`,
+ * message id {@link resetMessageId}.
+ */
+export function encodeResetMessage(relayId: string): string {
+  return JSON.stringify({ v: BUS_FORMAT_VERSION, reset: true, relayId });
+}
+
+/** Whether a message of a stream's subject is a reset ({@link encodeResetMessage}). */
+export function isResetMessage(text: string): boolean {
+  return text.startsWith(RESET_PREFIX);
+}
+
+/** The message id of a reset: never the id of a batch, and unique per relay and time. */
+export function resetMessageId(key: string, relayId: string, atNs: bigint): string {
+  return `${key}#reset-${encodeToken(relayId)}-${atNs}`;
+}
+
 // ---- acknowledgements (JetStream's answer to a publish) ----------------------
 
 /** What JetStream answers to a stored (or deduplicated) message. */
@@ -502,6 +529,17 @@ export interface HeartbeatStream {
   /** Times this stream was (re)synced from a snapshot. */
   readonly syncs: number;
 }
+
+/**
+ * The heartbeat intervals a relay may announce (`ReplicaRelayOptions.heartbeatMs`), ms. A
+ * consumer believes no other (`BusSourceOptions.maxHeartbeatIntervalMs`): a heartbeat that
+ * announces one outside the range is judged at {@link DEFAULT_HEARTBEAT_MS}, so that a stream
+ * still goes stale a few seconds after its relays stop.
+ */
+export const HEARTBEAT_INTERVAL_MS = Object.freeze({ min: 10, max: 60_000 });
+
+/** @default the relays' heartbeat interval, ms */
+export const DEFAULT_HEARTBEAT_MS = 1000;
 
 /** The payload of a heartbeat (JSON on `er.hb.<relayId>`). */
 export interface Heartbeat {

@@ -9,6 +9,7 @@ export { BusSource, type BusSourceOptions, type CarriedStream } from './BusSourc
 export { BusClient, type BusClientOptions } from './BusClient';
 export { ReplicaRelay, type RelayStatusChange } from './ReplicaRelay';
 export { type ReplicaRelayOptions, type RelayStream } from './relayOptions';
+export { redactNatsUrl, type NatsAuth } from './natsAuth';
 export { marketStreams, accountStreams, defaultStreams, DEFAULT_MARKET_CHANNELS, DEFAULT_ACCOUNT_CHANNELS } from './relayStreams';
 export type { BreakReason } from './StreamRelay';
 export {
@@ -36,6 +37,11 @@ export {
   decodeSnapshotRecord,
   encodeHeartbeat,
   decodeHeartbeat,
+  HEARTBEAT_INTERVAL_MS,
+  DEFAULT_HEARTBEAT_MS,
+  encodeResetMessage,
+  isResetMessage,
+  resetMessageId,
   updateStreamConfig,
   type BusNames,
   type BusStreamLimits,

@@ -5,7 +5,8 @@ import type { ExchangeClient, ExchangeClientOptions } from '../client';
 import { resolveBackoffOptions, type BackoffOptions, type Clock, type ResolvedBackoffOptions, systemClock } from '../clock';
 import { InvalidParameterError } from '../errors';
 import { CHANNELS, isChannelName, streamKey, validateScope, type ChannelName, type Scope } from '../protocol';
-import { busNames, DEFAULT_BUS_PREFIX, DEFAULT_STREAM_LIMITS, encodeToken, type BusNames, type BusStreamLimits } from './busProtocol';
+import { busNames, DEFAULT_BUS_PREFIX, DEFAULT_HEARTBEAT_MS, DEFAULT_STREAM_LIMITS, encodeToken, HEARTBEAT_INTERVAL_MS, type BusNames, type BusStreamLimits } from './busProtocol';
+import { checkNatsAuth, checkNatsUrls, type NatsAuth } from './natsAuth';
 
 /** One stream to carry: a channel and its feed scope (`market_id`, `is_perps`, `interval`, `address`, `subaccount_id`). */
 export interface RelayStream {
@@ -36,6 +37,12 @@ export interface ReplicaRelayOptions {
    */
   readonly natsOptions?: Omit<NodeConnectionOptions, 'servers'>;
   /**
+   * Credentials and TLS of the NATS connection the relay opens (user and password, token,
+   * NKey seed or `.creds` file; a CA file): on a bus with roles (examples/nats/roles.conf),
+   * the relay's. Never printed. @default none (anonymous, TLS only for a `tls://` URL)
+   */
+  readonly natsAuth?: NatsAuth;
+  /**
    * The streams to carry. @default what `exchange-replica view` shows: for the first active
    * perp and spot market, `book`, `marketStats`, `trades` (and `fundingRates` of the perp)
    */
@@ -55,7 +62,10 @@ export interface ReplicaRelayOptions {
    * or bucket that already exists keeps the count it was created with. @default 1
    */
   readonly streamLimits?: BusStreamLimits;
-  /** A heartbeat (with every stream's status) every this many ms. @default 1000 */
+  /**
+   * A heartbeat (with every stream's status) every this many ms, from 10 to 60000: consumers
+   * believe no interval outside that range (see `HEARTBEAT_INTERVAL_MS`). @default 1000
+   */
   readonly heartbeatMs?: number;
   /**
    * Each live stream's snapshot is fetched and rewritten to the KV bucket at least this often
@@ -95,6 +105,7 @@ export interface ResolvedRelayOptions {
   readonly nats?: NatsConnection;
   readonly natsUrl?: readonly string[];
   readonly natsOptions: Omit<NodeConnectionOptions, 'servers'>;
+  readonly natsAuth?: NatsAuth;
   readonly streams?: readonly RelayStream[];
   readonly relayId: string;
   readonly names: BusNames;
@@ -122,9 +133,9 @@ function fail(param: string, message: string): never {
   throw new InvalidParameterError(`invalid ReplicaRelay option '${param}': ${message}`, { param });
 }
 
-function integer(param: string, v: unknown, dflt: number, min: number): number {
+function integer(param: string, v: unknown, dflt: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const x = v === undefined ? dflt : v;
-  if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < min) fail(param, `expected an integer >= ${min}, got ${String(x)}`);
+  if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < min || x > max) fail(param, max === Number.MAX_SAFE_INTEGER ? `expected an integer >= ${min}, got ${String(x)}` : `expected an integer from ${min} to ${max}, got ${String(x)}`);
   return x;
 }
 
@@ -157,11 +168,9 @@ export function resolveRelayOptions(options: ReplicaRelayOptions): ResolvedRelay
   if (!options || typeof options !== 'object') fail('options', 'expected an object');
   if ((options.client === undefined) === (options.exchange === undefined)) fail('client', "give exactly one of 'client' (an ExchangeClient) and 'exchange' (its options)");
   if ((options.nats === undefined) === (options.natsUrl === undefined)) fail('natsUrl', "give exactly one of 'nats' (a NatsConnection) and 'natsUrl'");
-  let natsUrl: readonly string[] | undefined;
-  if (options.natsUrl !== undefined) {
-    natsUrl = typeof options.natsUrl === 'string' ? [options.natsUrl] : [...options.natsUrl];
-    if (natsUrl.length === 0 || natsUrl.some((u) => typeof u !== 'string' || u.trim() === '')) fail('natsUrl', 'expected a NATS URL such as nats://127.0.0.1:4222');
-  }
+  const natsUrl: readonly string[] | undefined = options.natsUrl === undefined ? undefined : checkNatsUrls(options.natsUrl, 'natsUrl');
+  if (options.natsAuth !== undefined && options.nats !== undefined) fail('natsAuth', "applies to the connection the relay opens ('natsUrl'), not to a given 'nats'");
+  checkNatsAuth(options.natsAuth, 'natsAuth');
   let names: BusNames;
   try {
     names = busNames(options.prefix ?? DEFAULT_BUS_PREFIX);
@@ -193,11 +202,12 @@ export function resolveRelayOptions(options: ReplicaRelayOptions): ResolvedRelay
     nats: options.nats,
     natsUrl,
     natsOptions: { maxReconnectAttempts: -1, ...(options.natsOptions ?? {}) },
+    natsAuth: options.natsAuth,
     streams: options.streams === undefined ? undefined : checkStreams(options.streams),
     relayId,
     names,
     streamLimits,
-    heartbeatMs: integer('heartbeatMs', options.heartbeatMs, 1000, 10),
+    heartbeatMs: integer('heartbeatMs', options.heartbeatMs, DEFAULT_HEARTBEAT_MS, HEARTBEAT_INTERVAL_MS.min, HEARTBEAT_INTERVAL_MS.max),
     snapshotRefreshMs,
     snapshotRefreshUpdates: integer('snapshotRefreshUpdates', options.snapshotRefreshUpdates, 5000, 1),
     snapshotAheadMs: integer('snapshotAheadMs', options.snapshotAheadMs, 10_000, 1),

@@ -67,7 +67,11 @@ async function publish(text: string, id: string): Promise<number> {
 }
 const publishBatch = (first: bigint, last: bigint) => publish(batchText(first, last), messageId(KEY, first, last));
 
+/** The newest snapshot written: the heartbeats vouch for it, as a relay's do (a consumer believes no entry ahead of the stream that no relay vouches for). */
+let written: bigint | null = null;
+
 async function writeSnapshot(sequence: bigint, jsStartSeq: number): Promise<void> {
+  written = sequence;
   await kv.put(
     snapshotKey('book', SCOPE),
     encodeSnapshotRecord({ v: BUS_FORMAT_VERSION, streamKey: KEY, channel: 'book', scope: SCOPE, subject: SUBJECT, operation: 'orderBook', sequence, timestampNs: 1n, data: bookAt(sequence), jsStream: names.stream, jsStartSeq, writtenAtNs: 1n, relayId: 'test' }),
@@ -79,7 +83,7 @@ function beat(): void {
     heartbeatSubject(names, 'test'),
     encodeHeartbeat({
       v: BUS_FORMAT_VERSION, relayId: 'test', state: 'running', atNs: 1n, intervalMs: 100, snapshotRefreshMs: 1000, feed: 'open', jsStream: names.stream, bucket: names.bucket,
-      streams: [{ streamKey: KEY, channel: 'book', scope: SCOPE, subject: SUBJECT, snapshotKey: snapshotKey('book', SCOPE), status: 'live', publishedSeq: null, snapshotSequence: null, published: 0, duplicates: 0, messages: 0, syncs: 1 }],
+      streams: [{ streamKey: KEY, channel: 'book', scope: SCOPE, subject: SUBJECT, snapshotKey: snapshotKey('book', SCOPE), status: 'live', publishedSeq: null, snapshotSequence: written, published: 0, duplicates: 0, messages: 0, syncs: 1 }],
     }),
   );
 }

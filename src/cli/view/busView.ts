@@ -5,6 +5,7 @@
  * `--address` (the relays must carry it: `relay --accounts`) or the first one carried. @internal
  */
 import type { Market } from '../../protocol';
+import { redactNatsUrl, type NatsAuth } from '../../nats/natsAuth';
 import { CliUsageError } from '../CliUsageError';
 import type { Target } from '../target';
 import type { PickOptions, ViewTargets } from './pickTargets';
@@ -14,6 +15,8 @@ const DISCOVERY_MS = 5000;
 
 export interface BusViewOptions extends PickOptions {
   readonly natsUrl: string;
+  /** Credentials and TLS of the bus connection. Never printed. @default none */
+  readonly natsAuth?: NatsAuth;
   /** For `client.rest` only. @default none */
   readonly restUrl?: string;
 }
@@ -24,10 +27,11 @@ export interface BusViewOptions extends PickOptions {
  */
 export async function openBusView(options: BusViewOptions): Promise<{ target: Target; targets: ViewTargets }> {
   const { BusClient } = await import('../../nats');
-  const client = new BusClient({ natsUrl: options.natsUrl, ...(options.restUrl !== undefined ? { restUrl: options.restUrl } : {}) });
+  const client = new BusClient({ natsUrl: options.natsUrl, ...(options.natsAuth !== undefined ? { natsAuth: options.natsAuth } : {}), ...(options.restUrl !== undefined ? { restUrl: options.restUrl } : {}) });
+  const shown = redactNatsUrl(options.natsUrl);
   try {
     const carried = await client.streams({ waitMs: DISCOVERY_MS });
-    if (carried.length === 0) throw new CliUsageError(`no relay heartbeat on ${options.natsUrl} within ${DISCOVERY_MS} ms: start one with exchange-replica relay --rest-url URL --nats ${options.natsUrl}`);
+    if (carried.length === 0) throw new CliUsageError(`no relay heartbeat on ${shown} within ${DISCOVERY_MS} ms: start one with exchange-replica relay --rest-url URL --nats ${shown}`);
     const meta = await client.bus.marketsMeta();
     const allMarkets = (meta?.markets ?? []) as Market[];
     const books = carried.filter((s) => s.channel === 'book').map((s) => ({ id: Number(s.scope['market_id']), perp: s.scope['is_perps'] === true }));
@@ -55,7 +59,7 @@ export async function openBusView(options: BusViewOptions): Promise<{ target: Ta
     }
     for (const t of (meta?.tokens ?? []) as { token_id: string; decimals: number }[]) tokenDecimals.set(t.token_id, t.decimals);
     let closing: Promise<void> | undefined;
-    const target: Target = { client, sim: undefined, label: `bus ${options.natsUrl}`, close: () => (closing ??= client.close()) };
+    const target: Target = { client, sim: undefined, label: `bus ${shown}`, close: () => (closing ??= client.close()) };
     return { target, targets: { markets, allMarkets: allMarkets.length > 0 ? allMarkets : markets, account, tokenDecimals } };
   } catch (e) {
     await client.close();

@@ -20,6 +20,7 @@ import { gatherFrame, ms } from './ViewFrame';
 import { ViewModel } from './ViewModel';
 import { WebViewServer } from '../web/WebViewServer';
 import { webSnapshot } from '../web/WebSnapshot';
+import type { NatsAuth } from '../../nats/natsAuth';
 
 /** Snapshots pushed to the web page per second (each a whole view: the page keeps the newest). */
 export const WEB_SNAPSHOTS_PER_SECOND = 10;
@@ -40,6 +41,8 @@ export interface ViewOptions extends PickOptions {
   readonly drawsPerSecond?: number;
   /** Draw from the bus (NATS JetStream, fed by `relay`s) at this URL instead of the exchange. @default undefined */
   readonly natsUrl?: string;
+  /** Credentials and TLS of the bus connection (`natsUrl`). Never printed. @default none */
+  readonly natsAuth?: NatsAuth;
   /** Serve the view as a web page on 127.0.0.1 at this port (0: any free one) instead of drawing it on the terminal. @default undefined */
   readonly webPort?: number;
 }

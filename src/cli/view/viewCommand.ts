@@ -4,6 +4,7 @@
  */
 import { Command } from 'commander';
 import { CliUsageError } from '../CliUsageError';
+import { addNatsAuthFlags, natsAuthFromFlags } from '../natsAuthFlags';
 import { reportCliError } from '../reportCliError';
 import { integerFlag, positiveMsFlag } from '../flagParsers';
 import { addViewTargetFlags, checkViewTargetFlags } from './viewTargetFlags';
@@ -38,7 +39,10 @@ With --web it draws nothing on the terminal: it serves one page on 127.0.0.1 (po
 ${DEFAULT_WEB_PORT}, or --port; 0 picks a free one), prints its URL on one line and pushes the
 view to it ten times a second: the depth chart of a book (pick the market on the page), its
 last trades, every replica's status and a latency histogram, updated in place. f and q
-still work from the terminal; Ctrl-C or SIGTERM stops the view and the server.`;
+still work from the terminal; Ctrl-C or SIGTERM stops the view and the server.
+With --nats on a server with authentication, sign in as a consumer: --nats-creds FILE (or
+NATS_CREDS), --nats-nkey SEEDFILE (NATS_NKEY), --nats-user with NATS_PASSWORD, or NATS_TOKEN;
+--nats-ca FILE (NATS_CA) or a tls:// URL for TLS. Secrets are never printed.`;
 
 /** The flags as commander hands them over, each already parsed by its flag parser. */
 interface ViewFlags {
@@ -59,7 +63,7 @@ interface ViewFlags {
 /** The `view` command (mounted by the main program). */
 export function viewCommand(): Command {
   const command = new Command('view').description('Live terminal view of books, trades, stats, funding, one account and the feed health (embedded simulator by default)');
-  return addViewTargetFlags(command)
+  addViewTargetFlags(command)
     .option('--duration-ms <ms>', 'exit by itself after this many milliseconds', positiveMsFlag)
     .option('--nats <url>', 'draw from the bus (relays on this NATS server) instead of the exchange; --rest-url then only serves REST calls')
     .option('--web', 'serve the view as a web page on 127.0.0.1 instead of drawing it on the terminal')
@@ -69,6 +73,9 @@ export function viewCommand(): Command {
       try {
         if (flags.nats !== undefined && flags.eventsPerSecond !== undefined) throw new CliUsageError('--events-per-second drives the embedded simulator; --nats draws from the bus');
         if (flags.port !== undefined && flags.web !== true) throw new CliUsageError('--port is the port of --web: add --web');
+        // The flags need --nats; the variables are read only with it (they may be set for other programs).
+        if (flags.nats === undefined && natsAuthFromFlags(flags as unknown as Record<string, unknown>, {}) !== undefined) throw new CliUsageError('the --nats-* credential flags sign in to the bus: add --nats <url>');
+        const natsAuth = flags.nats !== undefined ? natsAuthFromFlags(flags as unknown as Record<string, unknown>) : undefined;
         checkViewTargetFlags(flags);
         const options: ViewOptions = {
           seed: flags.seed,
@@ -81,6 +88,7 @@ export function viewCommand(): Command {
           subaccountId: flags.subaccountId,
           eventsPerSecond: flags.eventsPerSecond,
           natsUrl: flags.nats,
+          ...(natsAuth !== undefined ? { natsAuth } : {}),
           webPort: flags.web === true ? (flags.port ?? DEFAULT_WEB_PORT) : undefined,
         };
         await runView(options);
@@ -88,4 +96,5 @@ export function viewCommand(): Command {
         reportCliError(e);
       }
     });
+  return addNatsAuthFlags(command);
 }
