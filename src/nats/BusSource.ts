@@ -118,6 +118,8 @@ export interface CarriedStream {
 
 interface RelayView {
   readonly intervalMs: number;
+  /** The interval it announced was not believed (reported when it started being so). */
+  readonly intervalRefused: boolean;
   atMs: number;
   readonly streams: Map<string, RelayStreamView>;
 }
@@ -175,8 +177,6 @@ export class BusSource implements ReplicaSource {
   private ticker?: Timer;
   private generation = 0;
   private readonly maxHeartbeatMs: number;
-  /** Relays whose announced heartbeat interval was refused (reported once each). */
-  private readonly refusedIntervals = new Set<string>();
   /** Subjects whose refusal (`ERR_BUS_PERMISSION`) was reported. */
   private readonly refusedSubjects = new Set<string>();
 
@@ -497,28 +497,20 @@ export class BusSource implements ReplicaSource {
       return;
     }
     const now = this.clock.nowMs();
-    const intervalMs = this.believedInterval(hb.relayId, hb.intervalMs);
+    const intervalRefused = !(hb.intervalMs >= HEARTBEAT_INTERVAL_MS.min && hb.intervalMs <= this.maxHeartbeatMs);
+    // Judged at the default interval, and reported when a relay id starts announcing such an interval.
+    const intervalMs = intervalRefused ? DEFAULT_HEARTBEAT_MS : hb.intervalMs;
+    if (intervalRefused && this.relays.get(hb.relayId)?.intervalRefused !== true) {
+      this.report(new ExchangeReplicaError('ERR_BUS', `a heartbeat of relay ${JSON.stringify(hb.relayId.slice(0, 128))} announces an interval of ${hb.intervalMs} ms, outside what a relay may announce (${HEARTBEAT_INTERVAL_MS.min} to ${this.maxHeartbeatMs} ms): judged at ${DEFAULT_HEARTBEAT_MS} ms`));
+    }
     const streams = new Map<string, RelayStreamView>();
     for (const s of hb.streams) {
       const vouched = s.snapshotSequence === null ? s.publishedSeq : s.publishedSeq === null || s.snapshotSequence > s.publishedSeq ? s.snapshotSequence : s.publishedSeq;
       streams.set(s.streamKey, { channel: s.channel, scope: s.scope, status: s.status, vouched: vouched ?? undefined });
       if (CARRYING.has(s.status)) this.liveUntil.set(s.streamKey, Math.max(this.liveUntil.get(s.streamKey) ?? 0, now + this.missed * intervalMs));
     }
-    this.relays.set(hb.relayId, { intervalMs, atMs: now, streams });
+    this.relays.set(hb.relayId, { intervalMs, intervalRefused, atMs: now, streams });
     for (const feed of this.feeds.values()) if (feed.phase === 'waiting') this.check(feed);
-  }
-
-  /**
-   * The interval a heartbeat is judged by: the one it announces when a relay may announce it
-   * (10 ms to `maxHeartbeatIntervalMs`), else the default (reported once per relay id).
-   */
-  private believedInterval(relayId: string, announced: number): number {
-    if (announced >= HEARTBEAT_INTERVAL_MS.min && announced <= this.maxHeartbeatMs) return announced;
-    if (!this.refusedIntervals.has(relayId) && this.refusedIntervals.size < 1024) {
-      this.refusedIntervals.add(relayId);
-      this.report(new ExchangeReplicaError('ERR_BUS', `a heartbeat of relay ${JSON.stringify(relayId.slice(0, 128))} announces an interval of ${announced} ms, outside what a relay may announce (${HEARTBEAT_INTERVAL_MS.min} to ${this.maxHeartbeatMs} ms): judged at ${DEFAULT_HEARTBEAT_MS} ms`));
-    }
-    return DEFAULT_HEARTBEAT_MS;
   }
 
   /** Whether NATS is up and a relay heartbeat listed the stream as carried within `missedHeartbeats` intervals. */
