@@ -686,7 +686,14 @@ export class BusSource implements ReplicaSource {
       feed.phase = 'waiting';
       return;
     }
-    await this.startConsumer(feed, entry);
+    // Starting again (a lost JetStream consumer, a NATS reconnect): from the anchor the feed
+    // had when the entry read now is of the same bus (at or above it, in seq and position), so
+    // the readers go on from what they were given; a newer entry alone could leave an event
+    // stream's readers a gap (its page may not reach back to what they had).
+    const had = feed.anchor;
+    // (Not an anchor refused since, or one from before a reset read on the subject: see BusFeed.usable.)
+    const same = had !== undefined && feed.usable(had) && entry.jsStream === had.jsStream && entry.sequence >= had.sequence && entry.jsStartSeq >= had.jsStartSeq;
+    await this.startConsumer(feed, same ? had : entry);
   }
 
   /** A new generation: a push consumer from the entry's `jsStartSeq` (PushConsumer.ts), then `subscribed` to every reader. */

@@ -19,6 +19,22 @@
  * publisher closing. The owner's recovery (StreamRelay: the stream resyncs from a fresh
  * snapshot, its later jobs are dropped unsent, and what it publishes again JetStream
  * deduplicates by message id) keeps each stream ordered and complete.
+ *
+ * No leader. In a JetStream cluster, losing the node of a stream's leader leaves the stream
+ * without one for the election (seconds): publishes are answered 503 (no responders), and
+ * those the dead leader had taken are never answered. Failing them would end every stream's
+ * epoch at once, on every relay, leaving a hole on each subject that no relay fills
+ * (consumers heal a state stream from the KV entry, but an event stream's entry holds its
+ * newest page only: a gap). So, within `noLeaderWaitMs` of its first send, a publish
+ * answered 503 (or not answered within `timeoutMs`) is sent again, in order: the pipeline
+ * stops, every publish awaiting its answer goes back to the head of the queue, the answers
+ * still on their way are awaited (a 503: sent again; stored: kept when no earlier publish of
+ * its subject waits; none within `timeoutMs`: sent again, a duplicate if it was stored),
+ * then after a short backoff they are sent again in their order (JetStream deduplicates by
+ * message id). A subject whose order cannot be kept (a publish stored while an earlier one
+ * of its subject waits; one sent again acknowledged at a lower stream sequence than one of
+ * its subject sent again before it) has its publishes fail: its stream resyncs, as for any
+ * failure. Past the wait a publish fails as any other.
  */
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Clock, Timer } from '../clock';
@@ -49,7 +65,17 @@ export interface OrderedPublisherOptions {
    */
   readonly headers: MsgHdrs;
   readonly clock: Clock;
+  /**
+   * How long (ms from its first send) a publish answered 503 (no leader for the stream: an
+   * election in a cluster) or not answered within `timeoutMs` is sent again, in order, before
+   * it fails. 0: it fails at once. @default 0
+   */
+  readonly noLeaderWaitMs?: number;
 }
+
+/** First backoff before publishes are sent again after a 503; it doubles up to {@link NO_LEADER_MAX_BACKOFF_MS}. */
+const NO_LEADER_BACKOFF_MS = 50;
+const NO_LEADER_MAX_BACKOFF_MS = 1000;
 
 /** A publish awaiting its acknowledgement. */
 interface InFlight {
@@ -71,6 +97,17 @@ export class OrderedPublisher {
   private readonly inbox: Subscription;
   private timer?: Timer;
   private closed = false;
+  // ---- no leader (see the module comment) ----
+  /** When each job sent again was first sent (clock ms). */
+  private readonly firstSent = new WeakMap<PublishJob, number>();
+  /** Jobs to send again once the stream may have a leader, in submission order. */
+  private retry: PublishJob[] = [];
+  /** Publishes moved to `retry` whose answer is still on its way, by token. */
+  private readonly limbo = new Map<number, { readonly job: PublishJob; readonly sentAtMs: number }>();
+  /** Per subject: the highest stream sequence a publish sent again was acknowledged at (since the pipeline last stopped). */
+  private readonly resentTop = new Map<string, number>();
+  private retryTimer?: Timer;
+  private retryBackoffMs = NO_LEADER_BACKOFF_MS;
 
   constructor(
     private readonly nc: Pick<NatsConnection, 'publish' | 'subscribe'>,
@@ -82,7 +119,7 @@ export class OrderedPublisher {
 
   /** Publishes waiting or outstanding. */
   get pending(): number {
-    return this.queue.length - this.head + this.outstanding;
+    return this.queue.length - this.head + this.outstanding + this.retry.length;
   }
 
   /** Queues a job; false (and nothing queued) when the queue is full or the publisher closed. */
@@ -98,7 +135,9 @@ export class OrderedPublisher {
    * every outstanding publish fails now rather than at its timeout.
    */
   disconnected(): void {
-    this.failOutstanding(new Error('NATS disconnected before JetStream acknowledged the message'));
+    const error = new Error('NATS disconnected before JetStream acknowledged the message');
+    this.failRetry(error);
+    this.failOutstanding(error);
   }
 
   /**
@@ -124,13 +163,17 @@ export class OrderedPublisher {
     this.queue.length = 0;
     this.head = 0;
     for (const job of waiting) safe(() => job.onError(new Error('the publisher is closed')));
+    this.failRetry(new Error('the publisher closed before JetStream acknowledged the message'));
     this.failOutstanding(new Error('the publisher closed before JetStream acknowledged the message'));
     this.timer?.cancel();
     this.timer = undefined;
+    this.retryTimer?.cancel();
+    this.retryTimer = undefined;
     this.inbox.unsubscribe();
   }
 
   private pump(): void {
+    if (this.retry.length > 0) return; // stopped: the publishes to send again go first
     while (!this.closed && this.outstanding < this.options.maxInFlight && this.head < this.queue.length) {
       const job = this.queue[this.head++]!;
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
@@ -159,16 +202,140 @@ export class OrderedPublisher {
   }
 
   private onReply(msg: Msg): void {
-    const entry = this.entryOf(Number(msg.subject.slice(this.replyPrefix.length)));
+    const token = Number(msg.subject.slice(this.replyPrefix.length));
+    const moved = this.limbo.get(token);
+    if (moved !== undefined) return this.onMovedReply(token, moved.job, msg);
+    const entry = this.entryOf(token);
     // Unknown: an answer after its publish timed out or its connection dropped.
     if (entry === undefined) return;
     let ack: PublishAck;
     try {
       ack = readAck(msg);
     } catch (error) {
+      if (error instanceof NoLeaderError && this.mayWait(entry.job, entry.sentAtMs)) return this.stop(entry);
       return this.settle(entry, () => entry.job.onError(error));
     }
+    this.retryBackoffMs = NO_LEADER_BACKOFF_MS;
+    if (this.firstSent.has(entry.job) && !this.inOrder(entry.job, ack)) {
+      return this.settle(entry, () => entry.job.onError(new Error(`JetStream stored message ${entry.job.msgID}, sent again after a leader change, before an earlier one of ${entry.job.subject}: the subject's order cannot be kept`)));
+    }
     this.settle(entry, () => entry.job.onAck(ack));
+  }
+
+  // ---- no leader: publishes sent again, in order (see the module comment) ----
+
+  private mayWait(job: PublishJob, sentAtMs: number): boolean {
+    const wait = this.options.noLeaderWaitMs ?? 0;
+    return wait > 0 && this.options.clock.nowMs() - (this.firstSent.get(job) ?? sentAtMs) < wait;
+  }
+
+  /**
+   * `failed` was answered 503 or not at all: every publish awaiting its answer goes back, in
+   * order, ahead of the queue (and of those already waiting: they were sent after these);
+   * the answers of the others are awaited before anything is sent again.
+   */
+  private stop(failed: InFlight): void {
+    if (this.retry.length === 0) this.resentTop.clear();
+    const moved: PublishJob[] = [];
+    for (let i = this.flightHead; i < this.flight.length; i++) {
+      const e = this.flight[i]!;
+      if (e.settled) continue;
+      e.settled = true;
+      this.outstanding--;
+      if (!this.firstSent.has(e.job)) this.firstSent.set(e.job, e.sentAtMs);
+      moved.push(e.job);
+      if (e !== failed) this.limbo.set(e.token, { job: e.job, sentAtMs: e.sentAtMs });
+    }
+    this.flight.length = 0;
+    this.flightHead = 0;
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.retry = [...moved, ...this.retry];
+    this.armRetry();
+  }
+
+  /** A publish sent again must be stored after those of its subject sent again before it. */
+  private inOrder(job: PublishJob, ack: PublishAck): boolean {
+    const top = this.resentTop.get(job.subject);
+    if (top !== undefined && ack.seq < top) return false;
+    this.resentTop.set(job.subject, ack.seq);
+    return true;
+  }
+
+  /** The answer to a publish that waits to be sent again. */
+  private onMovedReply(token: number, job: PublishJob, msg: Msg): void {
+    this.limbo.delete(token);
+    const i = this.retry.indexOf(job);
+    if (i < 0) return; // failed meanwhile
+    let ack: PublishAck;
+    try {
+      ack = readAck(msg);
+    } catch {
+      return; // not stored: sent again with the others
+    }
+    // Stored while it waits to be sent again: in order only when no earlier publish of its subject waits.
+    if (this.retry.slice(0, i).some((j) => j.subject === job.subject)) {
+      return this.failSubject(job.subject, new Error(`JetStream stored message ${job.msgID} while an earlier message of ${job.subject} awaited a stream leader: the subject's order cannot be kept`));
+    }
+    this.retry.splice(i, 1);
+    if (this.inOrder(job, ack)) safe(() => job.onAck(ack));
+    else safe(() => job.onError(new Error(`JetStream stored message ${job.msgID} before an earlier one of ${job.subject} sent again: the subject's order cannot be kept`)));
+    if (this.retry.length === 0) this.resume();
+  }
+
+  private armRetry(): void {
+    if (this.retryTimer !== undefined || this.closed) return;
+    const wait = this.retryBackoffMs;
+    this.retryBackoffMs = Math.min(NO_LEADER_MAX_BACKOFF_MS, this.retryBackoffMs * 2);
+    this.retryTimer = this.options.clock.setTimer(() => this.onRetryTimer(), wait, { unref: true });
+  }
+
+  private onRetryTimer(): void {
+    this.retryTimer = undefined;
+    if (this.closed) return;
+    // An answer that never came (taken by a leader that died): sent again, a duplicate if it was stored.
+    const now = this.options.clock.nowMs();
+    for (const [token, m] of [...this.limbo]) if (now - m.sentAtMs >= this.options.timeoutMs) this.limbo.delete(token);
+    if (this.limbo.size > 0) return this.armRetry();
+    this.resume();
+  }
+
+  /** Sends the waiting publishes again, in order, ahead of the queue; one past its wait fails (its stream resyncs: its later jobs are then unwanted). */
+  private resume(): void {
+    const jobs = this.retry;
+    this.retry = [];
+    this.limbo.clear();
+    this.retryTimer?.cancel();
+    this.retryTimer = undefined;
+    const again: PublishJob[] = [];
+    for (const job of jobs) {
+      if (!job.wanted()) continue;
+      if (!this.mayWait(job, this.options.clock.nowMs())) {
+        safe(() => job.onError(new NoLeaderError(`JetStream had no leader for the stream (503, or no answer) for ${this.options.noLeaderWaitMs ?? 0} ms`)));
+        continue;
+      }
+      again.push(job);
+    }
+    this.queue.splice(this.head, 0, ...again);
+    this.pump();
+  }
+
+  /** Fails every waiting publish of `subject` (the first failure resyncs its stream: the others are then unwanted). */
+  private failSubject(subject: string, error: Error): void {
+    const failing = this.retry.filter((j) => j.subject === subject);
+    this.retry = this.retry.filter((j) => j.subject !== subject);
+    for (const job of failing) safe(() => job.onError(error));
+    if (this.retry.length === 0) this.resume();
+  }
+
+  /** Fails every publish waiting to be sent again (a disconnect or close: their answers are lost). */
+  private failRetry(error: Error): void {
+    const failing = this.retry;
+    this.retry = [];
+    this.limbo.clear();
+    this.retryTimer?.cancel();
+    this.retryTimer = undefined;
+    for (const job of failing) safe(() => job.onError(error));
   }
 
   /** The outstanding publish with this token, if any (tokens of `flight` are consecutive). */
@@ -216,16 +383,21 @@ export class OrderedPublisher {
     const now = this.options.clock.nowMs();
     for (let oldest = this.flight[this.flightHead]; oldest !== undefined && now - oldest.sentAtMs >= this.options.timeoutMs; oldest = this.flight[this.flightHead]) {
       const entry = oldest;
+      if (this.mayWait(entry.job, entry.sentAtMs)) return this.stop(entry);
       this.settle(entry, () => entry.job.onError(new Error(`no acknowledgement from JetStream within ${this.options.timeoutMs} ms`)));
     }
     if (this.timer === undefined) this.armTimer();
   }
 }
 
+/** A 503 answer (no responders: no stream takes the subject now; no leader, in a cluster), or no leader for that long. */
+class NoLeaderError extends Error {}
+
 /** JetStream's answer, or a status without one (503: no stream takes the subject). */
 function readAck(msg: Msg): PublishAck {
   if (msg.data.length === 0 && msg.headers?.hasError) {
-    throw new Error(`JetStream did not take the message: ${msg.headers.code} ${msg.headers.description}`);
+    const text = `JetStream did not take the message: ${msg.headers.code} ${msg.headers.description}`;
+    throw msg.headers.code === 503 ? new NoLeaderError(text) : new Error(text);
   }
   return decodePublishAck(msg.string());
 }

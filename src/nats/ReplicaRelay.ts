@@ -101,6 +101,7 @@ export class ReplicaRelay {
       maxInFlight: options.maxInFlight,
       maxQueued: options.maxQueued,
       timeoutMs: options.publishTimeoutMs,
+      noLeaderWaitMs: options.noLeaderWaitMs,
       inbox: mods.transport.createInbox(options.natsOptions.inboxPrefix),
       headers,
       clock: options.clock,

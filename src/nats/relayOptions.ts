@@ -86,8 +86,17 @@ export interface ReplicaRelayOptions {
   readonly maxInFlight?: number;
   /** Publishes waiting to be sent; beyond it a stream resyncs once the backlog is gone. @default 100000 */
   readonly maxQueued?: number;
-  /** Bound of one publish's wait for its PubAck (ms): beyond it the stream resyncs. @default 10000 */
+  /** Bound of one publish's wait for its PubAck (ms): beyond it the publish is sent again (see `noLeaderWaitMs`) or its stream resyncs. @default 10000 */
   readonly publishTimeoutMs?: number;
+  /**
+   * How long (ms from its first send) a publish JetStream answers 503 (no leader for the
+   * updates stream: the election after a cluster node is lost, seconds) or does not answer
+   * within `publishTimeoutMs` (taken by a leader that died) is sent again, in order, before
+   * its stream resyncs (OrderedPublisher.ts). Failing at once would leave a hole on every
+   * subject (every relay fails the same updates) that an event stream's consumers could only
+   * mark as a gap. Meanwhile nothing else is published. 0: fail at once. @default 30000
+   */
+  readonly noLeaderWaitMs?: number;
   /** Updates kept while a stream waits for its snapshot. @default 10000 */
   readonly maxBufferedUpdates?: number;
   /** Backoff of failed snapshot fetches and of resyncs that made no progress. @default { initialDelayMs: 100, maxDelayMs: 5000, factor: 2, jitter: 0.5, retries: Infinity } */
@@ -118,6 +127,7 @@ export interface ResolvedRelayOptions {
   readonly maxInFlight: number;
   readonly maxQueued: number;
   readonly publishTimeoutMs: number;
+  readonly noLeaderWaitMs: number;
   readonly maxBufferedUpdates: number;
   readonly retry: ResolvedBackoffOptions;
   readonly onError?: (error: unknown) => void;
@@ -215,6 +225,7 @@ export function resolveRelayOptions(options: ReplicaRelayOptions): ResolvedRelay
     maxInFlight: integer('maxInFlight', options.maxInFlight, 1024, 1),
     maxQueued: integer('maxQueued', options.maxQueued, 100_000, 1),
     publishTimeoutMs: integer('publishTimeoutMs', options.publishTimeoutMs, 10_000, 1),
+    noLeaderWaitMs: integer('noLeaderWaitMs', options.noLeaderWaitMs, 30_000, 0),
     maxBufferedUpdates: integer('maxBufferedUpdates', options.maxBufferedUpdates, 10_000, 1),
     retry: resolveBackoffOptions(options.retry, DEFAULT_RETRY, 'retry'),
     onError: options.onError,

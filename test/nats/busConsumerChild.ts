@@ -4,8 +4,11 @@
  * - `status`: {type:'status', allLive, notLive, sawStale, resyncs, relays (the relay ids its heartbeats list), errors}
  * - `reset`: forgets that a replica was seen stale
  * - `exit`: closes the client (its JetStream consumers are deleted), then exits
+ * - `outages`: the intervals (wall-clock ms) during which some replica was not live, since the
+ *   fleet was first all live: {type:'outages', outages: [[from, to or null], ...]}
  * - `checkpoint`: with the simulator paused, the fleet's checkpoint against the truth (read
- *   from the simulator's REST API, which answers from the same engine): {type:'checkpoint', ...}
+ *   from the simulator's REST API, which answers from the same engine): {type:'checkpoint', ...};
+ *   `checkpoint <ms>` waits up to that long for the replicas to converge (default 20 s)
  * Args: natsUrl prefix simRestUrl specJson.
  */
 import { createInterface } from 'node:readline';
@@ -29,6 +32,17 @@ fleet.changed$.subscribe(() => {
     sawStale = true;
   }
   if (fleet.accounts.some((t) => t.latest?.status === 'stale')) sawStale = true;
+});
+
+/** Since the fleet was first all live: each interval some replica was not (the last one open while it lasts). */
+const outages: [number, number | null][] = [];
+let everLive = false;
+fleet.changed$.subscribe(() => {
+  const open = outages.at(-1);
+  if (fleet.allLive()) {
+    everLive = true;
+    if (open !== undefined && open[1] === null) open[1] = Date.now();
+  } else if (everLive && (open === undefined || open[1] !== null)) outages.push([Date.now(), null]);
 });
 
 const out = (v: object): void => void process.stdout.write(`${JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))}\n`);
@@ -58,10 +72,10 @@ async function fetchTruth(op: OperationName, params: ParamValues): Promise<{ sta
   return { status: res.status, body: await res.json() };
 }
 
-async function checkpoint(): Promise<void> {
+async function checkpoint(convergeMs = 20_000): Promise<void> {
   cache.clear();
   // The wait for convergence happens once: an attempt that ended on a missing truth after waiting is not waited again.
-  let waitMs = 20_000;
+  let waitMs = convergeMs;
   for (let i = 0; i < 1000; i++) {
     const t0 = Date.now();
     try {
@@ -83,10 +97,12 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     const relays = [...new Set(client.bus.carried().flatMap((s) => s.relays.map((r) => r.relayId)))].sort();
     out({ type: 'status', allLive: fleet.allLive(), notLive: fleet.notLive(), sawStale, staleSeen: staleSeen.slice(-3), resyncs: client.resyncCounts(), relays, errors: errors.slice(-5), observableErrors: fleet.observableErrors });
   }
+  else if (cmd === 'outages') out({ type: 'outages', outages });
   else if (cmd === 'reset') {
     sawStale = false;
     out({ type: 'reset' });
-  } else if (cmd === 'checkpoint') checkpoint().catch((e: unknown) => out({ type: 'checkpoint', error: String(e) }));
+  } else if (/^checkpoint \d+$/.test(cmd)) checkpoint(Number(cmd.split(' ')[1])).catch((e: unknown) => out({ type: 'checkpoint', error: String(e) }));
+  else if (cmd === 'checkpoint') checkpoint().catch((e: unknown) => out({ type: 'checkpoint', error: String(e) }));
   else if (cmd === 'exit') {
     fleet.stop();
     void client.close().then(() => process.exit(0));
