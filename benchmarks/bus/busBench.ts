@@ -14,7 +14,12 @@
  * their own `process.cpuUsage()` across the SAME window; the relay's and nats-server's CPU
  * are read from /proc over it. The bus's cost is the difference (latency) and the ratio
  * (CPU per update) of the two consumers in one window; medians over repetitions, with the
- * spread (min..max).
+ * spread (min..max). In the same windows, the cheapest consumer of the bus (`bare`: a core
+ * NATS subscription decoding each update with the feed's fast decoder, no replica) is the
+ * floor of a bus consumer's CPU per update.
+ * Floor pass (the feed paused): nats-server's own JetStream publish -> delivery latency
+ * (natsProbe.ts, memory store, a push consumer) at the message rate and size the relay
+ * published in each rate's windows: the floor of the latency the bus adds.
  * Fan-out pass: with 1, 4, 16 bus consumer processes (the feed paused while they start), the
  * relay's and nats-server's CPU per update and share of a core, and the consumers'.
  * At the end, the feed paused: every consumer (and the relay) reached the last seq sent and
@@ -32,6 +37,7 @@ import { makeAnchorNs } from '../socket/wallClock';
 import type { ConsumerArgs, ConsumerCommand, ConsumerReply, ConsumerWindow, FeedCommand, FeedReply, RelayArgs, RelayCommand, RelayReply } from './busProtocol';
 import { IpcChild } from './IpcChild';
 import { NatsServerProcess } from './NatsServerProcess';
+import { percentileOf, probeJetStream } from './natsProbe';
 import { procCpuUs } from './procCpu';
 
 export interface BusBenchConfig extends BusSizes {
@@ -78,8 +84,25 @@ export interface LatencyWindow {
   readonly busLag: number;
   readonly direct: ConsumerFigures;
   readonly bus: ConsumerFigures;
+  /** The cheapest consumer (`bare`) in the same window. */
+  readonly bare: ConsumerFigures;
+  /** Bus messages per second the relay published in the window, and their mean payload bytes (seen by `bare`). */
+  readonly messagesPerSec: number;
+  readonly bytesPerMessage: number;
   readonly relay?: ProcFigures;
   readonly nats?: ProcFigures;
+}
+
+/** nats-server's own JetStream latency, publish -> delivery (natsProbe.ts), at a rate's message rate and size. */
+export interface NatsFloor {
+  readonly messagesPerSec: number;
+  readonly bytes: number;
+  /** Median over the probe's repetitions, µs, and their range. */
+  readonly p50Us: number;
+  readonly p50Range: Range;
+  readonly p99Us: number;
+  readonly p99Range: Range;
+  readonly messages: number;
 }
 
 /** The latency pass at one rate: medians over repetitions, the bus's cost within each window. */
@@ -96,6 +119,12 @@ export interface BusRateRow {
   /** Bus CPU per update / direct CPU per update, median over the windows, and its range. */
   readonly cpuRatio: number;
   readonly cpuRatioRange: Range;
+  /** The cheapest consumer's figures, and bus CPU per update / its CPU per update (median over the windows, range). */
+  readonly bare: ConsumerFigures;
+  readonly cpuVsBare: number;
+  readonly cpuVsBareRange: Range;
+  /** nats-server's own latency at this rate's message rate and size (the floor pass). */
+  readonly natsFloor?: NatsFloor;
   /** Median backlogs at the windows' ends (see `LatencyWindow`). */
   readonly relayLag: number;
   readonly busLag: number;
@@ -210,7 +239,7 @@ async function measure(feed: Feed, relay: Relay, consumers: readonly Consumer[],
   };
   // Where a backlog sits at the window's end: updates sent but not yet published, published but not yet seen.
   const lag = { relay: Math.max(0, s1.sent - published), consumers: windows.map((w) => Math.max(0, published - w.seq)) };
-  return { sent, lag, windows: windows.map(consumerFigures), relay: proc(pids.relay, proc0.relay), nats: proc(pids.nats, proc0.nats) };
+  return { sent, lag, windows: windows.map(consumerFigures), raw: windows, relay: proc(pids.relay, proc0.relay), nats: proc(pids.nats, proc0.nats) };
 }
 
 export async function runBusBench(cfg: BusBenchConfig): Promise<BusBenchResult> {
@@ -233,9 +262,9 @@ export async function runBusBench(cfg: BusBenchConfig): Promise<BusBenchResult> 
     relay = await IpcChild.start<RelayCommand, RelayReply>(HERE('./relayProcess.ts'), [JSON.stringify(relayArgs)], 'relay', READY_MS, profFlags('relay'));
     const startConsumer = (mode: ConsumerArgs['mode'], flags: string[] = []) =>
       IpcChild.start<ConsumerCommand, ConsumerReply>(HERE('./consumer.ts'), [JSON.stringify({ mode, anchorNs, ...urls } satisfies ConsumerArgs)], `${mode} consumer`, READY_MS, flags);
-    const [direct, firstBus] = await Promise.all([startConsumer('direct', profFlags('direct')), startConsumer('bus', profFlags('bus'))]);
-    consumers.push(direct, firstBus);
-    log(`  bus: nats-server, feed (${spec.frames} frames), relay, direct client and a bus consumer up`);
+    const [direct, firstBus, bare] = await Promise.all([startConsumer('direct', profFlags('direct')), startConsumer('bus', profFlags('bus')), startConsumer('bare')]);
+    consumers.push(direct, firstBus, bare);
+    log(`  bus: nats-server, feed (${spec.frames} frames), relay, direct client, a bus consumer and the bare consumer up`);
     const pids = { relay: relay.pid, nats: nats.pid };
 
     // Latency and CPU per update: the direct client and one bus consumer in the same windows.
@@ -247,13 +276,48 @@ export async function runBusBench(cfg: BusBenchConfig): Promise<BusBenchResult> 
         await settle(feed, relay, consumers, errors);
         await feed.request({ cmd: 'start', rate }, 'started', ASK_MS);
         await delay(cfg.warmupMs);
-        const m = await measure(feed, relay, [direct, firstBus], pids, cfg.windowMs);
-        windows.push({ rep, rate, sent: m.sent, relayLag: m.lag.relay, busLag: m.lag.consumers[1]!, direct: m.windows[0]!, bus: m.windows[1]!, ...(m.relay ? { relay: m.relay } : {}), ...(m.nats ? { nats: m.nats } : {}) });
-        log(`  bus latency: repetition ${rep + 1}/${cfg.reps}, ${rate}/s: p50 direct ${m.windows[0]!.p50Us.toFixed(0)} µs, bus ${m.windows[1]!.p50Us.toFixed(0)} µs`);
+        const m = await measure(feed, relay, [direct, firstBus, bare], pids, cfg.windowMs);
+        const b = m.raw[2]!;
+        windows.push({
+          rep,
+          rate,
+          sent: m.sent,
+          relayLag: m.lag.relay,
+          busLag: m.lag.consumers[1]!,
+          direct: m.windows[0]!,
+          bus: m.windows[1]!,
+          bare: m.windows[2]!,
+          messagesPerSec: (b.messages ?? 0) / (b.wallUs / 1e6),
+          bytesPerMessage: (b.bytes ?? 0) / Math.max(1, b.messages ?? 0),
+          ...(m.relay ? { relay: m.relay } : {}),
+          ...(m.nats ? { nats: m.nats } : {}),
+        });
+        log(`  bus latency: repetition ${rep + 1}/${cfg.reps}, ${rate}/s: p50 direct ${m.windows[0]!.p50Us.toFixed(0)} µs, bus ${m.windows[1]!.p50Us.toFixed(0)} µs, bare ${m.windows[2]!.p50Us.toFixed(0)} µs`);
       }
     }
     await feed.request({ cmd: 'stop' }, 'count', ASK_MS);
-    const latency = cfg.rates.map((rate) => latencyRow(rate, windows.filter((w) => w.rate === rate)));
+
+    // Floor: nats-server's own JetStream latency at each rate's message rate and size, the feed paused.
+    const floors = new Map<number, NatsFloor>();
+    for (const rate of cfg.rates) {
+      const ws = windows.filter((w) => w.rate === rate);
+      const messagesPerSec = median(ws.map((w) => w.messagesPerSec));
+      const bytes = median(ws.map((w) => w.bytesPerMessage));
+      if (!(messagesPerSec > 0)) continue;
+      const p50: number[] = [];
+      const p99: number[] = [];
+      let messages = 0;
+      for (let rep = 0; rep < cfg.reps; rep++) {
+        const lat = (await probeJetStream(nats.url, { rate: messagesPerSec, ms: cfg.windowMs, bytes, mode: cfg.storage ?? DEFAULT_STREAM_LIMITS.storage })).sort((x, y) => x - y);
+        if (lat.length === 0) continue;
+        p50.push(percentileOf(lat, 0.5));
+        p99.push(percentileOf(lat, 0.99));
+        messages += lat.length;
+      }
+      if (p50.length > 0) floors.set(rate, { messagesPerSec, bytes, p50Us: median(p50), p50Range: rangeOf(p50), p99Us: median(p99), p99Range: rangeOf(p99), messages });
+      log(`  bus floor: nats-server alone at ${messagesPerSec.toFixed(0)} messages/s of ${bytes.toFixed(0)} B (${rate} updates/s): p50 ${median(p50).toFixed(0)} µs, p99 ${median(p99).toFixed(0)} µs`);
+    }
+    const latency = cfg.rates.map((rate) => latencyRow(rate, windows.filter((w) => w.rate === rate), floors.get(rate)));
 
     // Fan-out: relay and nats-server CPU with more and more bus consumers.
     const buses = [firstBus];
@@ -310,10 +374,11 @@ async function settle(feed: Feed, relay: Relay, consumers: readonly Consumer[], 
   }
 }
 
-function latencyRow(rate: number, ws: readonly LatencyWindow[]): BusRateRow {
+function latencyRow(rate: number, ws: readonly LatencyWindow[], natsFloor: NatsFloor | undefined): BusRateRow {
   const p50 = ws.map((w) => w.bus.p50Us - w.direct.p50Us);
   const p99 = ws.map((w) => w.bus.p99Us - w.direct.p99Us);
   const cpu = ws.map((w) => w.bus.cpuUsPerUpdate / w.direct.cpuUsPerUpdate);
+  const vsBare = ws.map((w) => w.bus.cpuUsPerUpdate / w.bare.cpuUsPerUpdate);
   const relay = medianProc(ws.map((w) => w.relay));
   const nats = medianProc(ws.map((w) => w.nats));
   return {
@@ -327,6 +392,10 @@ function latencyRow(rate: number, ws: readonly LatencyWindow[]): BusRateRow {
     addedP99Range: rangeOf(p99),
     cpuRatio: median(cpu),
     cpuRatioRange: rangeOf(cpu),
+    bare: medianFigures(ws.map((w) => w.bare)),
+    cpuVsBare: median(vsBare),
+    cpuVsBareRange: rangeOf(vsBare),
+    ...(natsFloor ? { natsFloor } : {}),
     relayLag: median(ws.map((w) => w.relayLag)),
     busLag: median(ws.map((w) => w.busLag)),
     ...(relay ? { relay } : {}),

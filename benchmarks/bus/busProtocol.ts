@@ -47,8 +47,13 @@ export type RelayReply =
 
 // ---- a consumer (consumer.ts) -------------------------------------------------
 
-/** `direct`: an ExchangeClient on the feed; `bus`: a BusClient on NATS. */
-export type ConsumerMode = 'direct' | 'bus';
+/**
+ * `direct`: an ExchangeClient on the feed; `bus`: a BusClient on NATS; `bare`: the cheapest
+ * consumer of the bus, the floor of a bus consumer's CPU: a plain nats.js core subscription
+ * on the stream's subject decoding each update of each message with the feed's fast decoder
+ * (no JetStream consumer, no replica).
+ */
+export type ConsumerMode = 'direct' | 'bus' | 'bare';
 
 export interface ConsumerArgs {
   readonly mode: ConsumerMode;
@@ -80,6 +85,9 @@ export interface ConsumerWindow {
   readonly p99Us: number;
   readonly p999Us: number;
   readonly maxUs: number;
+  /** `bare` only: bus messages received in the window, and their payload bytes. */
+  readonly messages?: number;
+  readonly bytes?: number;
 }
 
 export type ConsumerReply =
