@@ -38,8 +38,8 @@ On a NATS server with authentication, sign in as a relay: --nats-creds FILE (or 
 (NATS_CA) or a tls:// URL for TLS. Secrets are never printed. README, "Trust", gives a
 nats-server configuration with a relay role and a consumer role.
 
-Run two relays with the same streams for high availability: JetStream stores each update
-once (message id <streamKey>#<seq>), and either relay keeps the snapshots fresh.
+Run two relays with the same streams for high availability: JetStream stores each batch of
+updates once (message id <streamKey>#<first>-<last>), and either relay keeps the snapshots fresh.
 
 Clustered: give every node's URL (--nats nats://a:4222,nats://b:4222,nats://c:4222) and
 --replicas 3; the relay reconnects to another node when its node is lost.
