@@ -1,4 +1,11 @@
-/** Jest: TypeScript goes through SWC to CommonJS (dependencies are loaded as published). */
+/**
+ * Jest: TypeScript goes through SWC to CommonJS (dependencies are loaded as published).
+ *
+ * testTimeout is a hang guard, not a speed limit: a loaded machine (2 cores at load 4-6) runs
+ * a test 3-4 times slower, and no test may fail for that. Tests wait for events with deadlines
+ * that only catch hangs (test/helpers/deadlines.ts); the few that run whole processes (the
+ * package test, the benchmark smoke tests) set a longer one of their own.
+ */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
@@ -6,6 +13,6 @@ module.exports = {
   transform: {
     '^.+\\.(t|j)s$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
   },
-  testTimeout: 30000,
+  testTimeout: 120_000,
   maxWorkers: 2,
 };

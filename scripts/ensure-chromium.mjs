@@ -9,12 +9,15 @@
  * - Missing, and this is root with apt-get: `apt-get install -y chromium` (after an
  *   `apt-get update` when the package lists do not know it).
  * - Otherwise: one line on stderr saying how to install it, exit code 1 (the browser tests
- *   then skip with that line; everything else still runs).
+ *   then fail with that line when CI is set, else skip after a warning; everything else
+ *   still runs).
  *
  * `--print-path` prints the binary's path on stdout (the only thing printed there).
+ * `--pretest` (npm test's pretest): a missing Chromium is a loud warning, exit code 0, so that
+ * the run goes on and its browser tests report it.
  */
 import { spawnSync } from 'node:child_process';
-import { aptInstall, canAptInstall, candidates, executable } from './systemPackage.mjs';
+import { aptInstall, canAptInstall, candidates, executable, inCi, warnMissing } from './systemPackage.mjs';
 
 const NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
 const HOW = 'install Chromium for the browser tests: "sudo apt-get install -y chromium" (Debian/Ubuntu), or point CHROMIUM_BIN at a Chromium or Chrome binary';
@@ -38,7 +41,12 @@ function main() {
     }
   }
   if (bin === undefined) {
-    process.stderr.write(`chromium is missing: ${HOW}\n`);
+    const line = `chromium is missing: ${HOW}`;
+    if (process.argv.includes('--pretest')) {
+      warnMissing(line, inCi() ? 'CI is set: the browser tests will FAIL.' : 'The browser tests will be skipped (with CI set they fail).');
+      return;
+    }
+    process.stderr.write(`${line}\n`);
     process.exit(1);
   }
   if (process.argv.includes('--print-path')) process.stdout.write(`${bin}\n`);

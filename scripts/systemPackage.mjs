@@ -1,7 +1,7 @@
 /**
  * What the scripts that make sure a test dependency is installed (ensure-nats-server.mjs,
- * ensure-chromium.mjs) share: finding an executable, and installing a Debian package when
- * this process may (root with apt-get).
+ * ensure-chromium.mjs) share: finding an executable, installing a Debian package when this
+ * process may (root with apt-get), and saying loudly what is missing.
  */
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -44,4 +44,20 @@ export function aptInstall(pkg, logPrefix, lockTimeoutS) {
   process.stderr.write(`${logPrefix}: apt-get install failed, updating the package lists and trying again\n`);
   spawnSync('apt-get', [...lock, 'update'], { stdio: ['ignore', 2, 2], env });
   return install().status === 0;
+}
+
+/** CI is set (to anything but "" / "0" / "false"), as CI services and .ci/run set it. */
+export function inCi(env = process.env) {
+  const ci = (env.CI ?? '').trim().toLowerCase();
+  return ci !== '' && ci !== '0' && ci !== 'false';
+}
+
+/**
+ * A dependency that cannot be had, as `npm test`'s pretest says it: a banner on stderr with
+ * the line that says how to install it and what the run does without it. The run goes on: the
+ * tests that need the dependency say it again when they fail (or skip).
+ */
+export function warnMissing(line, consequence) {
+  const rule = '='.repeat(78);
+  process.stderr.write(`${rule}\nWARNING: ${line}\n${consequence}\n${rule}\n`);
 }

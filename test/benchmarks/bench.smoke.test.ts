@@ -4,35 +4,12 @@
  * benchmark's OWN correctness checks passed and that every section produced figures. Speeds
  * are not asserted.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import type { BenchReport } from '../../benchmarks/lib/report';
-
-const ROOT = resolve(__dirname, '../..');
-const TSX_LOADER = pathToFileURL(createRequire(join(ROOT, 'package.json')).resolve('tsx')).href;
-const RUN_TIMEOUT_MS = 55_000;
-
-function runQuick(outDir: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'benchmarks/run.ts'), '--quick', '--out', outDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`quick benchmark did not finish within ${RUN_TIMEOUT_MS} ms:\n${output}`));
-    }, RUN_TIMEOUT_MS);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, output });
-    });
-  });
-}
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/deadlines';
+import { runQuickBench } from './quickBench';
 
 describe('npm run bench --quick', () => {
   let outDir = '';
@@ -42,7 +19,7 @@ describe('npm run bench --quick', () => {
   afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
   it('runs every section and its own correctness checks pass', async () => {
-    const { code, output } = await runQuick(outDir);
+    const { code, output } = await runQuickBench([], outDir);
     const files = readdirSync(outDir);
     const json = files.find((f) => f.endsWith('.json'));
     if (!json) throw new Error(`the quick benchmark wrote no report (exit code ${code}):\n${output}`);
@@ -97,5 +74,5 @@ describe('npm run bench --quick', () => {
     // The printed table is the report.
     expect(output).toContain('## Correctness checks: all passed');
     for (const section of ['## Resync', '## Fan-out', '## Simulator throughput']) expect(output).toContain(section);
-  }, 60_000);
+  }, PROCESS_TEST_TIMEOUT_MS);
 });

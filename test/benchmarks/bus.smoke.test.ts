@@ -4,38 +4,13 @@
  * checks that its own correctness checks passed, that every consumer ended exact, and that
  * the report has the bus's section, rows and targets. Speeds are not asserted.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import type { BenchReport } from '../../benchmarks/lib/report';
 import { natsServerBinary } from '../nats/natsServer';
-
-const ROOT = resolve(__dirname, '../..');
-const TSX_LOADER = pathToFileURL(createRequire(join(ROOT, 'package.json')).resolve('tsx')).href;
-const RUN_TIMEOUT_MS = 100_000;
-
-function runQuick(outDir: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'benchmarks/run.ts'), '--quick', '--only', 'bus', '--out', outDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => {
-      // SIGTERM first: the benchmark's own cleanup ends its processes (nats-server, relay, consumers).
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-      reject(new Error(`quick bus benchmark did not finish within ${RUN_TIMEOUT_MS} ms:\n${output}`));
-    }, RUN_TIMEOUT_MS);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, output });
-    });
-  });
-}
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/deadlines';
+import { runQuickBench } from './quickBench';
 
 describe('bus benchmark --quick', () => {
   let outDir = '';
@@ -46,7 +21,7 @@ describe('bus benchmark --quick', () => {
   afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
   it('runs, every consumer ends exact, and the report has the bus section and targets', async () => {
-    const { code, output } = await runQuick(outDir);
+    const { code, output } = await runQuickBench(['--only', 'bus'], outDir);
     const json = readdirSync(outDir).find((f) => f.endsWith('.json'));
     if (!json) throw new Error(`the quick bus benchmark wrote no report (exit code ${code}):\n${output}`);
     const report = JSON.parse(readFileSync(join(outDir, json), 'utf8')) as BenchReport;
@@ -75,5 +50,5 @@ describe('bus benchmark --quick', () => {
     expect(report.targets.some((t) => t.target.startsWith('bus adds'))).toBe(true);
     expect(report.targets.some((t) => t.target.startsWith('bus consumer CPU/update'))).toBe(true);
     expect(output).toContain('## Bus:');
-  }, 120_000);
+  }, PROCESS_TEST_TIMEOUT_MS);
 });

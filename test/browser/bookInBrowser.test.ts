@@ -15,13 +15,9 @@ import type { Browser, Page } from 'playwright-core';
 import type { BookLevels, PriceLevel } from '../../src';
 import { Simulator } from '../../src/simulator';
 import { truth } from '../e2e/harness';
+import { WAIT_MS } from '../helpers/deadlines';
 import { describeWithChromium, launchChromium } from './chromium';
 import type { BookView } from './page/bookPage';
-
-jest.setTimeout(60_000);
-
-/** Every wait's bound: generous, the machine may be loaded. */
-const WAIT_MS = 15_000;
 const DEPTH = 200;
 const MARKET = { market_type: 'perp', market_id: 0 } as const;
 
@@ -110,8 +106,11 @@ describeWithChromium('ExchangeClient in headless Chromium (native WebSocket and 
     page.on('console', (m) => {
       if (m.type() === 'error') pageErrors.push(`console.error: ${m.text()}`);
     });
+    // The page script defines startBook, or throws (then its error ends the wait at once).
+    const scriptFailed = page.waitForEvent('pageerror', { timeout: WAIT_MS }).then((e) => Promise.reject(new Error(`the page script failed: ${e.stack ?? e.message}`)));
+    scriptFailed.catch(() => undefined);
     await page.goto(served.url, { timeout: WAIT_MS });
-    await page.waitForFunction('typeof globalThis.startBook === "function"', undefined, { polling: 50, timeout: WAIT_MS });
+    await Promise.race([page.waitForFunction('typeof globalThis.startBook === "function"', undefined, { polling: 50, timeout: WAIT_MS }), scriptFailed]);
     await page.evaluate(`startBook(${JSON.stringify(sim.restUrl)})`);
 
     await waitInPage(page, "v.status === 'live'", 'the replica live');

@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { isChannelName, validateScope, type SubscribeFrame } from '../../src/protocol';
+import { WAIT_MS } from './deadlines';
 
 /** A frame the server received, parsed (anything JSON); `type` is there for protocol frames. */
 export type ReceivedFrame = { type?: string; request_id?: string; subscription_id?: string; channel?: string } & Record<string, unknown>;
@@ -25,7 +26,8 @@ export interface WsTestServerOptions {
   firstIdOf?: (index: number) => number;
 }
 
-const DEFAULT_WAIT_MS = 5000;
+/** A wait's bound when none is given: it only catches a hang (see deadlines.ts). */
+const DEFAULT_WAIT_MS = WAIT_MS;
 
 /** Resolves on the first `event` for which `check()` holds (checked now and after each event), or rejects after `timeoutMs`. */
 export function waitUntil(emitter: { on(e: string, l: (...a: unknown[]) => void): unknown; off(e: string, l: (...a: unknown[]) => void): unknown }, event: string, check: () => boolean, what: string, timeoutMs = DEFAULT_WAIT_MS): Promise<void> {

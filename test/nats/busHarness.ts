@@ -10,9 +10,10 @@ import { Simulator, type SimulatorOptions } from '../../src/simulator';
 import { ReplicaRelay, type ReplicaRelayOptions } from '../../src/nats';
 import { decodeSnapshotRecord, decodeUpdateBatch, UPDATE_HEADERS, type UpdateMessage, type BusNames, type SnapshotRecord } from '../../src/nats/busProtocol';
 import { isChannelName } from '../../src/protocol';
+import { WAIT_MS } from '../helpers/deadlines';
 
-/** Polls `probe` until it returns a value other than undefined/false, within `ms`. */
-export async function waitUntil<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 20_000, everyMs = 25): Promise<T> {
+/** Polls `probe` until it returns a value other than undefined/false; `ms` only catches a hang. */
+export async function waitUntil<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = WAIT_MS, everyMs = 25): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await probe();
@@ -74,7 +75,7 @@ export function natsConnect(url: string): Promise<NatsConnection> {
  * one filter subject), until one with exchange seq >= `untilSeq` arrived (when given) or the
  * consumer has nothing pending.
  */
-export async function readSubject(nc: NatsConnection, names: BusNames, subject: string, fromSeq = 1, untilSeq?: bigint, ms = 20_000): Promise<BusMessage[]> {
+export async function readSubject(nc: NatsConnection, names: BusNames, subject: string, fromSeq = 1, untilSeq?: bigint, ms = WAIT_MS): Promise<BusMessage[]> {
   const jsm = await jetstreamManager(nc);
   const ci = await jsm.consumers.add(names.stream, {
     // Explicit acks: a fetch the client abandons (a pull's idle heartbeat missed while this

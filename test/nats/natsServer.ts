@@ -12,10 +12,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { WAIT_MS } from '../helpers/deadlines';
 
 const ENSURE_SCRIPT = resolve(__dirname, '../../scripts/ensure-nats-server.mjs');
-/** Bound of a start (a loaded machine may be slow). */
-const START_TIMEOUT_MS = 20_000;
+/** Bound of a start: only catches a hang (a loaded machine may be slow). */
+const START_TIMEOUT_MS = WAIT_MS;
 const STOP_TIMEOUT_MS = 10_000;
 const LOG_LINES = 40;
 

@@ -15,8 +15,6 @@ import type { UpdateEvent } from '../../src/router';
 import { natsConnect, readSnapshot, readSubject, startRelay, startSim, truth, waitUntil, type BusMessage } from './busHarness';
 import { NatsServer } from './natsServer';
 
-jest.setTimeout(90_000);
-
 const BOOK = { channel: 'book', scope: { market_id: 0, is_perps: true } } as const;
 const BBO = { channel: 'bbo', scope: { market_id: 0, is_perps: true } } as const;
 const BOOK_KEY = streamKey(BOOK.channel, BOOK.scope);
@@ -180,7 +178,7 @@ describe('ReplicaRelay', () => {
     const errors: unknown[] = [];
     relay = await startRelay(s, nats.url, { prefix: names.prefix, streams, snapshotRefreshMs: 200, onError: (e) => errors.push(e) });
     const r = relay;
-    await waitUntil(() => r.describe().every((d) => d.status === 'live' && d.snapshotSequence !== null), 'every stream live with a snapshot', 60_000).catch((e: Error) => {
+    await waitUntil(() => r.describe().every((d) => d.status === 'live' && d.snapshotSequence !== null), 'every stream live with a snapshot').catch((e: Error) => {
       throw new Error(`${e.message}: ${JSON.stringify(r.describe().map((d) => [d.streamKey, d.status, String(d.snapshotSequence), String(d.publishedSeq), d.syncs]))} breaks ${JSON.stringify(r.breakCounts())} errors ${errors.map(String).join(' | ')}`);
     });
     // Some activity past the first snapshots.
@@ -188,12 +186,15 @@ describe('ReplicaRelay', () => {
     s.pause();
     const nc = await natsConnect(nats.url);
     cleanups.push(() => nc.close());
-    // Once the relay is quiet, each stream's newest snapshot replays to its tip.
-    await waitUntil(async () => {
-      const a = r.describe().map((d) => d.publishedSeq);
-      await new Promise((res) => setTimeout(res, 300));
-      return r.describe().every((d, i) => d.publishedSeq === a[i]);
-    }, 'the relay quiet');
+    // Once the relay has stored every update the (paused) simulator published on its streams,
+    // each stream's newest snapshot replays to its tip.
+    const storedUpTo = (d: ReturnType<ReplicaRelay['describe']>[number]) => {
+      const top = [d.publishedSeq, d.snapshotSequence].reduce<bigint>((m, x) => (x !== null && x > m ? x : m), 0n);
+      return top >= s.engine.hub.seq(d.streamKey);
+    };
+    await waitUntil(() => r.describe().every(storedUpTo), 'the relay at the simulator\'s last update of every stream').catch((e: Error) => {
+      throw new Error(`${e.message}: ${JSON.stringify(r.describe().map((d) => [d.streamKey, String(d.publishedSeq), String(d.snapshotSequence), String(s.engine.hub.seq(d.streamKey))]))}`);
+    });
     for (const d of r.describe()) {
       const snap = (await readSnapshot(nc, names, d.snapshotKey))!;
       expect(snap.record).toMatchObject({ streamKey: d.streamKey, channel: d.channel, subject: d.subject, jsStream: names.stream });
@@ -257,7 +258,7 @@ describe.each(['file', 'memory'] as const)('ReplicaRelay and a nats-server resta
       await waitUntil(() => book().status === 'live' && book().published >= 50, 'live and publishing');
       const before = book();
       await own.restart();
-      await waitUntil(() => book().syncs > before.syncs && book().status === 'live' && book().published > before.published + 50, 'publishing again after the restart', 30_000);
+      await waitUntil(() => book().syncs > before.syncs && book().status === 'live' && book().published > before.published + 50, 'publishing again after the restart');
       sim.pause();
       const t = truth<{ bids: PriceLevel[]; asks: PriceLevel[] }>(sim, 'orderBook', { market_type: 'perp', market_id: 0, depth: 500 });
       await waitUntil(() => book().publishedSeq === t.sequence, `the relay at ${t.sequence}`);
@@ -267,7 +268,7 @@ describe.each(['file', 'memory'] as const)('ReplicaRelay and a nats-server resta
         const snap = await waitUntil(async () => {
           const e = await readSnapshot(nc, names, book().snapshotKey);
           return e !== undefined && e.record.sequence > before.publishedSeq! && e;
-        }, 'a snapshot written after the restart', 30_000);
+        }, 'a snapshot written after the restart');
         const reducer = channelReducer('book');
         let state = reducer.fromSnapshot(snap.record.data, BOOK.scope, undefined);
         let at = snap.record.sequence;

@@ -12,8 +12,6 @@ import { build, stop, type Metafile } from 'esbuild';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-jest.setTimeout(120_000);
-
 /** 80 KiB gzipped (zlib's default level, as servers compress). */
 const BUDGET_BYTES = 80 * 1024;
 

@@ -1,17 +1,27 @@
 /**
- * The package as its users meet it: build it (`npm run build`, into a temporary folder), pack
- * the tarball, install it in a fresh project outside the repository (from the npm cache) and
- * use it there: an ESM and a CJS program against the embedded simulator, the CLI, `tsc` with
- * `skipLibCheck: false` under `nodenext` (ESM and CJS files) and `bundler` (without
- * @types/node), publint and @arethetypeswrong/cli on the tarball.
+ * The package as its users meet it: the package root as published (package.json, README.md,
+ * LICENSE, bin/, dist/ built by `npm run build`), packed into a tarball, installed in a fresh
+ * project outside the repository (from the npm cache) and used there: an ESM and a CJS program
+ * against the embedded simulator, the CLI, `tsc` with `skipLibCheck: false` under `nodenext`
+ * (ESM and CJS files) and `bundler` (without @types/node), publint and @arethetypeswrong/cli
+ * on the tarball.
+ *
+ * The build is the one of the run: `npm test` (scripts/test.mjs) builds the package root once,
+ * beside jest, names it in EXCHANGE_REPLICA_PACKAGE_ROOT and writes the build's outcome to the
+ * file named in EXCHANGE_REPLICA_PACKAGE_BUILD_STATUS, which this file waits for. Run alone
+ * (`npx jest test/package`), this file builds it into a temporary folder (never the
+ * repository's dist/). No step has a time limit of its own but PROCESS_HANG_MS, which only
+ * catches a hang.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ERROR_CODES } from '../../src/errors/ErrorCode';
+import { PROCESS_HANG_MS, PROCESS_TEST_TIMEOUT_MS } from '../helpers/deadlines';
 
-jest.setTimeout(240_000);
+// Whole processes (pack, install, tsc, attw): the hook and each test wait for them.
+jest.setTimeout(PROCESS_TEST_TIMEOUT_MS);
 
 const root = join(__dirname, '..', '..');
 const tool = (name: string): string => join(root, 'node_modules', '.bin', name);
@@ -23,20 +33,48 @@ interface Outcome {
   stderr: string;
 }
 
-/** Runs a command to its end (never rejects): exit code and output, for assertions that show both. */
-function run(file: string, args: readonly string[], cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv = process.env): Promise<Outcome> {
+/** Runs a command to its end (never rejects): exit code and output, for assertions that show both. Killed only when it hangs. */
+function run(file: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Outcome> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd, env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : error.killed ? `killed after ${timeoutMs} ms` : (error.code ?? null);
+    execFile(file, args, { cwd, env, timeout: PROCESS_HANG_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : error.killed ? `killed: still running after ${PROCESS_HANG_MS} ms (hung?)` : (error.code ?? null);
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });
   });
 }
 
-async function mustRun(file: string, args: readonly string[], cwd: string, timeoutMs: number, env?: NodeJS.ProcessEnv): Promise<string> {
-  const r = await run(file, args, cwd, timeoutMs, env);
+async function mustRun(file: string, args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv): Promise<string> {
+  const r = await run(file, args, cwd, env);
   if (r.code !== 0) throw new Error(`${file} ${args.join(' ')} exited with ${r.code}\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
+}
+
+/** Waits for the run's package build to end (its status file appears), and throws with its output when it failed. */
+async function runBuildDone(statusFile: string): Promise<void> {
+  const deadline = Date.now() + PROCESS_HANG_MS;
+  while (!existsSync(statusFile)) {
+    if (Date.now() > deadline) throw new Error(`the package build of npm test (scripts/test.mjs) still ran after ${PROCESS_HANG_MS} ms: hung? (no ${statusFile})`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const status = JSON.parse(readFileSync(statusFile, 'utf8')) as { ok: boolean; code: number | null; output: string };
+  if (!status.ok) throw new Error(`the package build of npm test failed (exit ${status.code}):\n${status.output}`);
+}
+
+/** The package root to pack: the run's build (EXCHANGE_REPLICA_PACKAGE_ROOT), else one built here in `work`. */
+async function packageRoot(work: string): Promise<string> {
+  const given = process.env.EXCHANGE_REPLICA_PACKAGE_ROOT;
+  if (given) {
+    const statusFile = process.env.EXCHANGE_REPLICA_PACKAGE_BUILD_STATUS;
+    if (statusFile) await runBuildDone(statusFile);
+    if (!existsSync(join(given, 'dist', 'index.js'))) throw new Error(`EXCHANGE_REPLICA_PACKAGE_ROOT=${given} holds no build (dist/index.js)`);
+    return given;
+  }
+  const stage = join(work, 'stage');
+  mkdirSync(stage);
+  for (const f of ['package.json', 'README.md', 'LICENSE']) cpSync(join(root, f), join(stage, f));
+  cpSync(join(root, 'bin'), join(stage, 'bin'), { recursive: true });
+  await mustRun('npm', ['run', 'build', '--silent'], root, { ...process.env, BUILD_OUT_DIR: join(stage, 'dist') });
+  return stage;
 }
 
 // ---- the programs of the temporary project ---------------------------------------------
@@ -177,20 +215,15 @@ const checks: Record<string, Promise<Outcome>> = {};
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'exchange-replica-package-'));
-  // The package root as published: its files, and dist/ built here (not in the repo's dist/).
-  const stage = join(work, 'stage');
-  mkdirSync(stage);
-  for (const f of ['package.json', 'README.md', 'LICENSE']) cpSync(join(root, f), join(stage, f));
-  cpSync(join(root, 'bin'), join(stage, 'bin'), { recursive: true });
-  await mustRun('npm', ['run', 'build', '--silent'], root, 150_000, { ...process.env, BUILD_OUT_DIR: join(stage, 'dist') });
-  const packed = JSON.parse(await mustRun('npm', ['pack', '--json', '--pack-destination', work], stage, 60_000)) as Array<{ filename: string }>;
+  const stage = await packageRoot(work);
+  const packed = JSON.parse(await mustRun('npm', ['pack', '--json', '--pack-destination', work], stage)) as Array<{ filename: string }>;
   tarball = join(work, packed[0]!.filename);
 
   const app = join(work, 'app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '0.0.0', private: true }));
   // Dependencies come from the npm cache (filled when the repository's own were installed).
-  await mustRun('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-save', tarball], app, 120_000);
+  await mustRun('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-save', '--loglevel=error', tarball], app);
 
   writeFileSync(join(app, 'esm.mjs'), ESM_PROGRAM);
   writeFileSync(join(app, 'cjs.cjs'), CJS_PROGRAM);
@@ -207,14 +240,14 @@ beforeAll(async () => {
   writeFileSync(join(app, 'tsconfig.bundler.json'), tsconfig({ module: 'esnext', moduleResolution: 'bundler', lib: ['ES2022', 'DOM'], types: [] }, ['types.ts', 'browser.ts']));
 
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  checks.esm = run(process.execPath, ['esm.mjs'], app, 30_000);
-  checks.cjs = run(process.execPath, ['cjs.cjs'], app, 30_000);
-  checks.cli = run(process.execPath, [join(app, 'node_modules', '.bin', 'exchange-replica'), '--help'], app, 30_000);
-  checks.nodenext = run(process.execPath, [tsc, '-p', 'tsconfig.nodenext.json'], app, 120_000);
-  checks.bundler = run(process.execPath, [tsc, '-p', 'tsconfig.bundler.json'], app, 120_000);
-  checks.publint = run(tool('publint'), ['run', tarball, '--strict'], work, 60_000);
-  checks.attw = run(tool('attw'), [tarball, '--format', 'ascii'], work, 120_000);
-}, 240_000);
+  checks.esm = run(process.execPath, ['esm.mjs'], app);
+  checks.cjs = run(process.execPath, ['cjs.cjs'], app);
+  checks.cli = run(process.execPath, [join(app, 'node_modules', '.bin', 'exchange-replica'), '--help'], app);
+  checks.nodenext = run(process.execPath, [tsc, '-p', 'tsconfig.nodenext.json'], app);
+  checks.bundler = run(process.execPath, [tsc, '-p', 'tsconfig.bundler.json'], app);
+  checks.publint = run(tool('publint'), ['run', tarball, '--strict'], work);
+  checks.attw = run(tool('attw'), [tarball, '--format', 'ascii'], work);
+});
 
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
@@ -261,7 +294,7 @@ it('@arethetypeswrong/cli finds no problem in any resolution mode', async () => 
 });
 
 it('the tarball holds the built entry points and their shared chunks, the CLI, README and LICENSE, and no CommonJS CLI', async () => {
-  const listing = await mustRun('tar', ['-tzf', tarball], work, 30_000);
+  const listing = await mustRun('tar', ['-tzf', tarball], work);
   const files = listing.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, '')).sort();
   for (const f of ['LICENSE', 'README.md', 'package.json', 'bin/exchange-replica.js', 'dist/cli/main.js', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/simulator/index.js', 'dist/simulator/index.cjs', 'dist/simulator/index.d.ts', 'dist/simulator/index.d.cts', 'dist/nats/index.js', 'dist/nats/index.cjs', 'dist/nats/index.d.ts', 'dist/nats/index.d.cts', 'dist/record/index.js', 'dist/record/index.cjs', 'dist/record/index.d.ts', 'dist/record/index.d.cts']) {
     expect(files).toContain(f);
