@@ -10,10 +10,13 @@
 const MIN_CAPACITY = 256;
 // Allocations are `allocUnsafeSlow`: a pooled slice would keep its whole 8 KiB pool alive, so
 // `capacity` would understate what is held.
-const EMPTY = Buffer.alloc(0);
+// Made on first use, not at load: this module is in the browser bundle's graph (through the
+// default socket's module), where `Buffer` does not exist and no instance is ever made.
+let empty: Buffer | undefined;
+const EMPTY = (): Buffer => (empty ??= Buffer.alloc(0));
 
 export class GrowingBuffer {
-  private buf: Buffer = EMPTY;
+  private buf: Buffer = EMPTY();
   private used = 0;
 
   /** Bytes gathered. */
@@ -60,7 +63,7 @@ export class GrowingBuffer {
 
   /** Forgets every byte and frees the buffer. */
   clear(): void {
-    this.buf = EMPTY;
+    this.buf = EMPTY();
     this.used = 0;
   }
 }
