@@ -94,7 +94,8 @@ export interface ReplicaRelayOptions {
    * within `publishTimeoutMs` (taken by a leader that died) is sent again, in order, before
    * its stream resyncs (OrderedPublisher.ts). Failing at once would leave a hole on every
    * subject (every relay fails the same updates) that an event stream's consumers could only
-   * mark as a gap. Meanwhile nothing else is published. 0: fail at once. @default 30000
+   * mark as a gap. Meanwhile nothing else is published. 0: fail at once.
+   * @default 30000 with `streamLimits.replicas` above 1 (a cluster), else 0
    */
   readonly noLeaderWaitMs?: number;
   /** Updates kept while a stream waits for its snapshot. @default 10000 */
@@ -225,7 +226,9 @@ export function resolveRelayOptions(options: ReplicaRelayOptions): ResolvedRelay
     maxInFlight: integer('maxInFlight', options.maxInFlight, 1024, 1),
     maxQueued: integer('maxQueued', options.maxQueued, 100_000, 1),
     publishTimeoutMs: integer('publishTimeoutMs', options.publishTimeoutMs, 10_000, 1),
-    noLeaderWaitMs: integer('noLeaderWaitMs', options.noLeaderWaitMs, 30_000, 0),
+    // Only a replicated stream has leader elections to wait through; on one server a 503 is a
+    // server that restarts, where sending again held the stream back (the relay test's restart).
+    noLeaderWaitMs: integer('noLeaderWaitMs', options.noLeaderWaitMs, streamLimits.replicas > 1 ? 30_000 : 0, 0),
     maxBufferedUpdates: integer('maxBufferedUpdates', options.maxBufferedUpdates, 10_000, 1),
     retry: resolveBackoffOptions(options.retry, DEFAULT_RETRY, 'retry'),
     onError: options.onError,
