@@ -6,8 +6,6 @@
 import { Simulator } from '../../src/simulator';
 import { runProgram } from './runProgram';
 
-jest.setTimeout(30_000);
-
 describe('rest command', () => {
   let sim: Simulator;
   const savedEnv = process.env.EXCHANGE_REST_URL;

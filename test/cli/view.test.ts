@@ -8,8 +8,6 @@
 import { Simulator } from '../../src/simulator';
 import { TsxChild } from './spawnTsx';
 
-jest.setTimeout(90_000);
-
 const MAIN = 'src/cli/main.ts';
 
 /** `key=value` words of a status line: the head, and each group by its first word (`BTC-PERP`, ...). */

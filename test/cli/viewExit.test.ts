@@ -4,8 +4,6 @@
  */
 import { TsxChild } from './spawnTsx';
 
-jest.setTimeout(60_000);
-
 const MAIN = 'src/cli/main.ts';
 const isStatus = (l: string) => l.startsWith('t=');
 

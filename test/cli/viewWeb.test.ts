@@ -19,8 +19,6 @@ import { describeWithChromium, launchChromium } from '../browser/chromium';
 import { runProgram } from './runProgram';
 import { TsxChild } from './spawnTsx';
 
-jest.setTimeout(60_000);
-
 /** One Server-Sent Event. */
 interface SseEvent {
   readonly event: string;

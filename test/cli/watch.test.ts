@@ -6,8 +6,6 @@
 import { Simulator } from '../../src/simulator';
 import { runProgram } from './runProgram';
 
-jest.setTimeout(30_000);
-
 const lines = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
 
 describe('watch command', () => {

@@ -22,7 +22,7 @@ import { FrameWriter, type WritableSocket } from '../../src/connection/node/Fram
 
 const SEED = Number(process.env.FUZZ_SEED ?? 0x50c7e7);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
-jest.setTimeout(Math.max(30_000, RUNS * 200));
+jest.setTimeout(Math.max(120_000, RUNS * 200));
 
 const OP_CONTINUATION = 0x0;
 const OP_TEXT = 0x1;

@@ -5,8 +5,6 @@
 import { streamKey } from '../../src/protocol';
 import { expectBookEqualToTruth, startPair, waitFor, type Pair } from './harness';
 
-jest.setTimeout(60_000);
-
 const MARKET = { market_type: 'perp', market_id: 0 } as const;
 const KEY = streamKey('book', { market_id: 0, is_perps: true });
 

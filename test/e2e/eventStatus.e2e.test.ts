@@ -5,8 +5,6 @@ import { scopeOf } from '../../src/client/replicaParams';
 import { EventLedger, truthOf } from '../helpers/truth';
 import { startPair, waitFor, type Pair } from './harness';
 
-jest.setTimeout(30_000);
-
 let pair: Pair;
 beforeEach(async () => {
   pair = await startPair({ eventsPerSecond: 400 });

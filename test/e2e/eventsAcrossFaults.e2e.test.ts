@@ -9,8 +9,6 @@ import type { ResyncTrigger } from '../../src';
 import { startPair, type Pair } from './harness';
 import { ReplicaFleet } from './ReplicaFleet';
 
-jest.setTimeout(90_000);
-
 let pair: Pair;
 let fleet: ReplicaFleet;
 afterEach(async () => {

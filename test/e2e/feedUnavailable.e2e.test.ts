@@ -8,8 +8,6 @@ import { FeedError } from '../../src';
 import { ManualClock } from '../helpers/ManualClock';
 import { startPair, type Pair } from './harness';
 
-jest.setTimeout(30_000);
-
 let pair: Pair;
 afterEach(async () => pair?.close());
 

@@ -9,8 +9,6 @@ import type { EventItem, Trade } from '../../src';
 import { EventLedger, truthHistory } from '../helpers/truth';
 import { startPair, type Pair } from './harness';
 
-jest.setTimeout(60_000);
-
 let pair: Pair;
 afterEach(async () => pair?.close());
 

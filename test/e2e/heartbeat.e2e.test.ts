@@ -7,8 +7,6 @@ import { filter, firstValueFrom, timeout } from 'rxjs';
 import { startPair, type Pair } from './harness';
 import { ReplicaFleet } from './ReplicaFleet';
 
-jest.setTimeout(60_000);
-
 let pair: Pair;
 let fleet: ReplicaFleet | undefined;
 afterEach(async () => {

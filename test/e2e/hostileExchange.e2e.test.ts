@@ -10,8 +10,6 @@ import { Simulator } from '../../src/simulator';
 import { HostileExchange } from '../helpers/HostileExchange';
 import { truth, waitFor } from './harness';
 
-jest.setTimeout(60_000);
-
 const MARKET = { market_type: 'perp', market_id: 0 } as const;
 const STREAM = 'book|0';
 

@@ -10,8 +10,6 @@ import { Simulator } from '../../src/simulator';
 import { ROOT } from '../cli/spawnTsx';
 import { startPair, type Pair } from './harness';
 
-jest.setTimeout(60_000);
-
 let pair: Pair | undefined;
 afterEach(async () => {
   await pair?.close();

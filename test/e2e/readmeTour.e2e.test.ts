@@ -8,8 +8,6 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { TsxChild, ROOT } from '../cli/spawnTsx';
 
-jest.setTimeout(60_000);
-
 function tourSource(): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## A five-minute tour'));

@@ -6,8 +6,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-jest.setTimeout(60_000);
-
 const ROOT = join(__dirname, '..', '..');
 const EXIT_BOUND_MS = 40_000;
 const CLOSE_TO_EXIT_BOUND_MS = 10_000;

@@ -9,8 +9,6 @@ import { firstValueFrom, filter } from 'rxjs';
 import { streamKey } from '../../src/protocol';
 import { startPair, waitFor, type Pair } from './harness';
 
-jest.setTimeout(60_000);
-
 let pair: Pair | undefined;
 afterEach(async () => {
   await pair?.close();

@@ -8,8 +8,6 @@ import { streamKey } from '../../src/protocol';
 import { startPair, type Pair } from './harness';
 import { ReplicaFleet } from './ReplicaFleet';
 
-jest.setTimeout(60_000);
-
 let pair: Pair;
 let fleet: ReplicaFleet;
 afterEach(async () => {

@@ -7,8 +7,6 @@
 import { streamKey } from '../../src/protocol';
 import { startPair, waitFor, type Pair } from './harness';
 
-jest.setTimeout(60_000);
-
 let pair: Pair | undefined;
 afterEach(async () => {
   await pair?.close();

@@ -6,8 +6,6 @@
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { startPair, truth, type Pair } from './harness';
 
-jest.setTimeout(30_000);
-
 let pair: Pair;
 afterEach(async () => pair?.close());
 

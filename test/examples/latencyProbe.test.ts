@@ -4,8 +4,6 @@
  */
 import { runTsx } from '../cli/spawnTsx';
 
-jest.setTimeout(60_000);
-
 it('prints latency and staleness per stream', async () => {
   const { exit, lines, stderr } = await runTsx('examples/latencyProbe.ts', ['--duration-ms', '4000', '--every-ms', '1000', '--stall-ms', '500']);
   expect({ code: exit.code, stderr }).toEqual({ code: 0, stderr: '' });

@@ -5,8 +5,6 @@
  */
 import { runTsx } from '../cli/spawnTsx';
 
-jest.setTimeout(60_000);
-
 it('quotes around the mid and tracks its inventory', async () => {
   const { exit, lines, stderr } = await runTsx('examples/marketMaker.ts', ['--duration-ms', '4000']);
   expect({ code: exit.code, stderr }).toEqual({ code: 0, stderr: '' });

@@ -4,8 +4,6 @@
  */
 import { runTsx } from '../cli/spawnTsx';
 
-jest.setTimeout(60_000);
-
 it('trades on paper from momentum and summarises', async () => {
   const { exit, lines, stderr } = await runTsx('examples/tradingBot.ts', ['--duration-ms', '4000', '--seed', '2']);
   expect({ code: exit.code, stderr }).toEqual({ code: 0, stderr: '' });

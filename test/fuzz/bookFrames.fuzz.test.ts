@@ -12,8 +12,6 @@ import { HttpStub } from '../helpers/HttpStub';
 import { WsTestServer, type ServerConnection } from '../helpers/WsTestServer';
 import { frameBarrier } from './frameBarrier';
 
-jest.setTimeout(60_000);
-
 const TS = '1732200000000000000';
 const MARKET = { market_type: 'spot', market_id: 3 } as const;
 

@@ -13,8 +13,6 @@ import { HttpStub } from '../helpers/HttpStub';
 import { WsTestServer, type ServerConnection } from '../helpers/WsTestServer';
 import { frameBarrier } from './frameBarrier';
 
-jest.setTimeout(60_000);
-
 const TS = '1732200000000000000';
 const MARKET = { market_type: 'perp', market_id: 0 } as const;
 

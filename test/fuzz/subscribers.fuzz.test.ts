@@ -9,8 +9,6 @@ import { SubscriberError, type ExchangeReplicaError } from '../../src';
 import { startPair, type Pair } from '../e2e/harness';
 import { EventLedger } from '../helpers/truth';
 
-jest.setTimeout(60_000);
-
 const BBO = { market_type: 'perp', market_id: 0 } as const;
 const BOOK = { market_type: 'spot', market_id: 3 } as const;
 const TRADES = { market_type: 'perp', market_id: 0 } as const;

@@ -10,8 +10,6 @@ import { METRIC_INSTRUMENTS as I, type BatchCallback, type MeterLike, type Meter
 import { startPair, waitFor, type Pair } from '../e2e/harness';
 import { startSdk, type Sdk } from './otelCollect';
 
-jest.setTimeout(60_000);
-
 const MARKET = { market_type: 'perp', market_id: 1 } as const;
 const SCOPE = { market_id: 1, is_perps: true } as const;
 const KEY = streamKey('book', SCOPE);

@@ -6,8 +6,6 @@
  */
 import { runTsx } from '../cli/spawnTsx';
 
-jest.setTimeout(90_000);
-
 it('runs its three clients and its own checks pass', async () => {
   const { exit, lines, stderr } = await runTsx('benchmarks/metrics/metricsCost.ts', ['--quick'], 80_000);
   expect({ code: exit.code, stderr: stderr.split('\n').filter((l) => l && !l.startsWith('metrics cost: repetition')) }).toEqual({ code: 0, stderr: [] });

@@ -13,8 +13,6 @@ import { ExchangeClient, InvalidParameterError, systemClock, type ExchangeClient
 import { ClientTelemetry, type MeterProviderLike } from '../../src/metrics';
 import { startPair, waitFor, type Pair } from '../e2e/harness';
 
-jest.setTimeout(60_000);
-
 const ROOT = join(__dirname, '..', '..');
 
 function filesUnder(dir: string): string[] {

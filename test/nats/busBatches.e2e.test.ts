@@ -18,8 +18,6 @@ import type { OrderBook } from '../../src/replicas/book';
 import { natsConnect, waitUntil } from './busHarness';
 import { NatsServer } from './natsServer';
 
-jest.setTimeout(60_000);
-
 const names = busNames('bt1');
 const SCOPE = { market_id: 0, is_perps: true } as const;
 const KEY = streamKey('book', SCOPE);

@@ -16,8 +16,6 @@ import { ReplicaFleet, type FleetSpec } from '../e2e/ReplicaFleet';
 import { natsConnect, startRelay, startSim, waitUntil } from './busHarness';
 import { NatsServer } from './natsServer';
 
-jest.setTimeout(90_000);
-
 const CHANNELS = ['book', 'bbo', 'marketStats', 'trades', 'fundingRates'] as const;
 const HEARTBEAT_MS = 300;
 

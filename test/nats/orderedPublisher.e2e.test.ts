@@ -12,8 +12,6 @@ import { OrderedPublisher, type OrderedPublisherOptions, type PublishJob } from 
 import { natsConnect, waitUntil } from './busHarness';
 import { NatsServer } from './natsServer';
 
-jest.setTimeout(60_000);
-
 let server: NatsServer;
 let nc: NatsConnection;
 const STREAM = 'OP_TEST';

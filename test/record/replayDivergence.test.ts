@@ -11,8 +11,6 @@ import { FeedRecorder, ReplayDivergenceError, Replayer } from '../../src/record'
 import { Simulator } from '../../src/simulator';
 import { EmissionLog } from './emissionLog';
 
-jest.setTimeout(60_000);
-
 const PERP = { market_type: 'perp', market_id: 0 } as const;
 let dir: string;
 let path: string;
