@@ -7,8 +7,8 @@
  */
 import { CHANNELS } from '../protocol';
 import type { LoadedSnapshot, SnapshotFetcher, SnapshotQuery, SnapshotRequest } from '../replicas';
-import { DEFAULT_MAX_HISTORY_PAGES, loadEventHistory } from '../replicas/eventHistory';
-import { loadAllPages, loadSinglePage } from '../replicas/snapshotLoaders';
+import { DEFAULT_MAX_HISTORY_PAGES, loadEventHistory } from './eventHistory';
+import { loadAllPages, loadSinglePage } from './snapshotLoaders';
 
 /**
  * @example

@@ -25,7 +25,7 @@
  */
 import type { Observable, Unsubscribable } from 'rxjs';
 import { Backoff, type Clock, type Timer } from '../clock';
-import { AbortedError, BufferOverflowError, RequestTimeoutError } from '../errors';
+import { AbortedError, BufferOverflowError, ExchangeReplicaError, RequestTimeoutError } from '../errors';
 import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
 import { messageOf } from '../errors/messageOf';
 import { streamKey, type ChannelName, type Scope } from '../protocol';
@@ -41,7 +41,6 @@ import { ResyncScheduler } from './ResyncScheduler';
 import type { LoadedSnapshot } from './SnapshotFetcher';
 import { SnapshotAheadError } from './SnapshotError';
 import { isPermanentSnapshotFailure, SnapshotLoader } from './SnapshotLoader';
-import { retryAfterMsOf } from '../rest/retryPolicy';
 import { ReplicaStateMachine, type SyncState } from './ReplicaStateMachine';
 import type { ReplicaStatus, StatusChange } from './ReplicaStatus';
 import type { ReplicaTransitionCode } from './statusCodes';
@@ -510,7 +509,7 @@ export class StreamSync<S> {
     }
     this.report(error);
     // A 429/503 that said how long to wait is honoured, up to maxRetryAfterMs.
-    const asked = Math.min(retryAfterMsOf(error) ?? 0, this.options.maxRetryAfterMs);
+    const asked = Math.min((error instanceof ExchangeReplicaError ? error.context.retryAfterMs : undefined) ?? 0, this.options.maxRetryAfterMs);
     this.requestSnapshot(Math.max(this.options.retryAfterMs, asked));
   }
 

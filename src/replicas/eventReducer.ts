@@ -13,7 +13,7 @@ import { positiveInteger } from '../util/positiveInteger';
 import type { ChannelName } from '../protocol';
 import { estimateBytes } from './estimateBytes';
 import type { EventItem } from './EventItem';
-import { DEFAULT_MAX_HISTORY_PAGES, type EventHistory } from './eventHistory';
+import { DEFAULT_MAX_HISTORY_PAGES, type EventHistory } from './EventHistory';
 import type { Reducer } from './Reducer';
 
 /** Records kept in `recent`. @default 100 */

@@ -4,11 +4,11 @@
  * listed twice fails the snapshot, and listings past ~150k rows load (no spread push).
  */
 import { CursorRepeatedError } from '../../src/errors';
-import { loadEventHistory } from '../../src/replicas/eventHistory';
+import { loadEventHistory } from '../../src/client/eventHistory';
 import { createEventReducer } from '../../src/replicas/eventReducer';
 import { SnapshotError } from '../../src/replicas/SnapshotError';
 import type { SnapshotPage } from '../../src/replicas/SnapshotFetcher';
-import { loadAllPages } from '../../src/replicas/snapshotLoaders';
+import { loadAllPages } from '../../src/client/snapshotLoaders';
 import type { Order, ParamValues, Trade } from '../../src/protocol';
 import { address, FakeFetcher, order, trade } from './fixtures';
 

@@ -1,7 +1,7 @@
 import { loadExchangeSnapshot } from '../../src/client/exchangeSnapshot';
 import type { LoadedSnapshot } from '../../src/replicas/SnapshotFetcher';
 import { SnapshotError } from '../../src/replicas/SnapshotError';
-import { loadAllPages, loadSinglePage } from '../../src/replicas/snapshotLoaders';
+import { loadAllPages, loadSinglePage } from '../../src/client/snapshotLoaders';
 import type { Order } from '../../src/protocol';
 import { stateReducer } from '../../src/replicas/channelReducers';
 import type { Reducer } from '../../src/replicas/Reducer';

@@ -1,23 +1,14 @@
 /**
- * The snapshot of an event stream: its newest page, plus older pages (by `cursor`) as far as
+ * The exchange's snapshot of an event stream: its newest page, plus older pages (by `cursor`) as far as
  * needed to reach the last record already delivered, within a bound.
  */
 import { streamKey } from '../protocol';
 import { walkCursor } from '../rest/walkCursor';
-import { SnapshotError } from './SnapshotError';
-import type { LoadedSnapshot, SnapshotPage, SnapshotRequest } from './SnapshotFetcher';
+import { SnapshotError } from '../replicas/SnapshotError';
+import { DEFAULT_MAX_HISTORY_PAGES, type EventHistory } from '../replicas/EventHistory';
+import type { LoadedSnapshot, SnapshotPage, SnapshotRequest } from '../replicas/SnapshotFetcher';
 import { asArray, pageSequence, pageTimestamp, snapshotContext, snapshotPageFetcher } from './snapshotLoaders';
-import { UniqueRecords } from './UniqueRecords';
-
-/** Pages fetched at most per event-stream resync (100 records each). @default 10 */
-export const DEFAULT_MAX_HISTORY_PAGES = 10;
-
-/** Records of a history walk, newest first. */
-export interface EventHistory<T> {
-  readonly records: readonly T[];
-  /** True when the walk reached the end of the server's history (`next_cursor` null). */
-  readonly exhausted: boolean;
-}
+import { UniqueRecords } from '../replicas/UniqueRecords';
 
 /** Where a history walk must reach back to. */
 export type HistoryTarget =
@@ -63,3 +54,5 @@ export async function loadEventHistory<T>(
   if (first === undefined) throw new SnapshotError(`${listing} answered no page`, context);
   return { data: { records: unique.records, exhausted }, sequence: first.sequence, timestampNs: pageTimestamp(first.page) };
 }
+
+export { DEFAULT_MAX_HISTORY_PAGES, type EventHistory };

@@ -6,9 +6,9 @@
 import { CHANNELS, streamKey, type ChannelName, type ParamValues } from '../protocol';
 import type { ErrorContext } from '../errors';
 import { walkCursor } from '../rest/walkCursor';
-import { SnapshotError } from './SnapshotError';
-import type { LoadedSnapshot, SnapshotPage, SnapshotRequest } from './SnapshotFetcher';
-import { UniqueRecords } from './UniqueRecords';
+import { SnapshotError } from '../replicas/SnapshotError';
+import type { LoadedSnapshot, SnapshotPage, SnapshotRequest } from '../replicas/SnapshotFetcher';
+import { UniqueRecords } from '../replicas/UniqueRecords';
 
 /** Upper bound of pages followed for one all-pages snapshot. @default 1000 */
 export const DEFAULT_MAX_SNAPSHOT_PAGES = 1000;
