@@ -20,6 +20,7 @@
  */
 import { constants as bufferConstants } from 'node:buffer';
 import { crc32, deflateRawSync, gunzipSync } from 'node:zlib';
+import { RecordingFormatError } from './errors';
 
 /** Bytes of a chunk's header, FEXTRA included. */
 export const CHUNK_HEADER_BYTES = 28;
@@ -96,33 +97,33 @@ export function isVersionOneChunk(buf: Buffer, offset: number): boolean {
 /**
  * The text of one chunk (its JSON lines, each ending with a newline), checked (gzip CRC-32
  * and length), inflated to at most `maxBytes`.
- * @throws Error with the reason when the chunk cannot be inflated or inflates to more.
+ * @throws RecordingFormatError with the reason when the chunk cannot be inflated or inflates to more.
  */
 export function decodeChunkText(buf: Buffer, chunk: ChunkRef, maxBytes: number): string {
   try {
     return gunzipSync(buf.subarray(chunk.offset, chunk.offset + chunk.size), { maxOutputLength: maxBytes }).toString('utf8');
   } catch (e) {
     // zlib stops at the bound: a bomb costs `maxBytes`, never what it would inflate to.
-    if ((e as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw new Error(`it inflates to more than ${maxBytes} bytes (maxChunkBytes)`);
-    throw new Error(`it is not valid gzip: ${(e as Error).message}`);
+    if ((e as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw new RecordingFormatError(`it inflates to more than ${maxBytes} bytes (maxChunkBytes)`);
+    throw new RecordingFormatError(`it is not valid gzip: ${(e as Error).message}`);
   }
 }
 
 /**
  * The JSON lines of one chunk (see {@link decodeChunkText}), as many as its header says.
- * @throws Error with the reason when they are not.
+ * @throws RecordingFormatError with the reason when they are not.
  */
 export function decodeChunk(buf: Buffer, chunk: ChunkRef, maxBytes: number): string[] {
   const lines = decodeChunkText(buf, chunk, maxBytes).split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
-  if (lines.length !== chunk.entries) throw new Error(`it holds ${lines.length} entries, its header says ${chunk.entries}`);
+  if (lines.length !== chunk.entries) throw new RecordingFormatError(`it holds ${lines.length} entries, its header says ${chunk.entries}`);
   return lines;
 }
 
 /**
  * The values of one chunk, parsed at once (JSON lines never hold a raw newline: joined with
  * commas, they are one JSON array), as many as its header says.
- * @throws Error with the reason when the chunk cannot be read or its lines are not JSON.
+ * @throws RecordingFormatError with the reason when the chunk cannot be read or its lines are not JSON.
  */
 export function decodeChunkValues(buf: Buffer, chunk: ChunkRef, maxBytes: number): unknown[] {
   const text = decodeChunkText(buf, chunk, maxBytes);
@@ -130,8 +131,8 @@ export function decodeChunkValues(buf: Buffer, chunk: ChunkRef, maxBytes: number
   try {
     values = JSON.parse(`[${text.endsWith('\n') ? text.slice(0, -1).replaceAll('\n', ',') : text.replaceAll('\n', ',')}]`) as unknown[];
   } catch (e) {
-    throw new Error(`its entries are not JSON lines (${(e as Error).message})`);
+    throw new RecordingFormatError(`its entries are not JSON lines (${(e as Error).message})`);
   }
-  if (values.length !== chunk.entries) throw new Error(`it holds ${values.length} entries, its header says ${chunk.entries}`);
+  if (values.length !== chunk.entries) throw new RecordingFormatError(`it holds ${values.length} entries, its header says ${chunk.entries}`);
   return values;
 }
