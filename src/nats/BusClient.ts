@@ -4,6 +4,7 @@
  * an `ExchangeClient` whose replicas run on a `BusSource`. It never opens an exchange feed
  * connection for its replicas; `rest` calls `restUrl` when one is given.
  */
+import { sleep, systemClock, type Clock } from '../clock';
 import { ExchangeClient, type ExchangeClientOptions } from '../client';
 import { BusSource, type BusSourceOptions, type CarriedStream } from './BusSource';
 
@@ -27,6 +28,8 @@ export interface BusClientOptions extends BusSourceOptions, Omit<ExchangeClientO
 export class BusClient extends ExchangeClient {
   /** The source of the replicas (NATS connection, heartbeats, KV). */
   readonly bus: BusSource;
+  /** The client's one clock (the waits of `streams`). */
+  private readonly clientClock: Clock;
 
   /** @throws InvalidParameterError for a missing NATS URL or a bad option. */
   constructor(options: BusClientOptions) {
@@ -34,6 +37,7 @@ export class BusClient extends ExchangeClient {
     const { natsUrl: _u, nats: _n, natsOptions: _o, natsAuth: _auth, maxHeartbeatIntervalMs: _mh, prefix: _p, missedHeartbeats: _m, checkMs: _c, aheadCheckMs: _a, consumerHeartbeatMs: _h, onError: _e, ...rest } = options;
     super({ ...rest, restUrl: options.restUrl ?? NO_REST_URL, clock: options.clock, source: bus });
     this.bus = bus;
+    this.clientClock = options.clock ?? systemClock;
     void bus.open().catch(() => undefined);
   }
 
@@ -44,11 +48,12 @@ export class BusClient extends ExchangeClient {
    */
   async streams(options: { readonly waitMs?: number } = {}): Promise<CarriedStream[]> {
     await this.bus.open();
-    const deadline = Date.now() + (options.waitMs ?? 2500);
+    const clock = this.clientClock;
+    const deadline = clock.nowMs() + (options.waitMs ?? 2500);
     for (;;) {
       const carried = this.bus.carried();
-      if (carried.length > 0 || Date.now() >= deadline) return carried;
-      await new Promise((r) => setTimeout(r, 50));
+      if (carried.length > 0 || clock.nowMs() >= deadline) return carried;
+      await sleep(50, undefined, clock);
     }
   }
 
