@@ -166,7 +166,6 @@ test('maxDurationMs: the session ends after that time, with reason maxDuration',
   const session = Recording.open(path).sessions()[0]!;
   expect(session.end?.reason).toBe('maxDuration');
   expect(session.end!.durationMs).toBeGreaterThanOrEqual(390); // setTimeout may fire a fraction of a ms early by performance.now()
-  expect(session.end!.durationMs).toBeLessThan(400 + 2000);
   const { result } = await replay(path);
   expect(result.recordedMs).toBeLessThanOrEqual(session.end!.durationMs);
 });

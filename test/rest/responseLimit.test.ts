@@ -183,14 +183,13 @@ describe('RestClient: maxResponseBytes', () => {
         res.write(Buffer.alloc(1024, 'x'));
       });
       const rest = new RestClient({ baseUrl: server.baseUrl, maxResponseBytes: MiB, retry: { retries: 0 }, timeoutMs: 20_000 });
-      const started = performance.now();
       const e = await failure(rest.orderBook({ market_type: 'perp', market_id: 0, depth: 10 }));
       expect(e).toBeInstanceOf(ResponseTooLargeError);
       expect(e.code).toBe('ERR_RESPONSE_TOO_LARGE');
       expect(e.message).toContain('orderBook');
       expect(e.message).toContain(`Content-Length ${2 * MiB}`);
       expect(e.message).toContain(String(MiB));
-      expect(performance.now() - started).toBeLessThan(15_000);
+      // Refused on its Content-Length: the server saw the connection closed before it sent the body.
       await server.waitClosed();
       expect(server.closedEarly).toBe(true);
     },
