@@ -27,6 +27,9 @@ import { TsxChild } from '../cli/spawnTsx';
 import { startRelay, startSim, waitUntil } from './busHarness';
 import { NatsCluster, type ClusterNode } from './natsCluster';
 
+/** JetStream API requests during and right after an election on a loaded machine: a hang guard, not nats.js's 5 s default. */
+const JS_TIMEOUT_MS = 60_000;
+
 /** Hang guard of the whole test (three servers, two relays, four consumers, two node losses a round). */
 jest.setTimeout(15 * 60_000);
 
@@ -180,7 +183,7 @@ test('a 3-node JetStream cluster, R3: consumers stay exact through the loss of t
   await waitUntil(() => relays.every((r) => r.describe().every((d) => d.status === 'live')), 'both relays live', WAIT_MS);
 
   nc = await connect({ servers: c.urls });
-  const jsm = await jetstreamManager(nc);
+  const jsm = await jetstreamManager(nc, { timeout: JS_TIMEOUT_MS });
   // The updates stream and the snapshot bucket are replicated on the three nodes.
   for (const name of [NAMES.stream, `KV_${NAMES.bucket}`]) {
     const info = await jsm.streams.info(name);

@@ -16,6 +16,9 @@ import { OrderedPublisher, type PublishJob } from '../../src/nats/OrderedPublish
 import { waitUntil } from './busHarness';
 import { NatsCluster } from './natsCluster';
 
+/** JetStream API requests during and right after an election on a loaded machine: a hang guard, not nats.js's 5 s default. */
+const JS_TIMEOUT_MS = 60_000;
+
 jest.setTimeout(6 * 60_000);
 
 const WAIT_MS = 120_000;
@@ -53,7 +56,7 @@ async function storedIndexes(jsm: JetStreamManager, stream: string): Promise<Rec
  * the stream's leader once a third are acknowledged, and waits for every publish to settle.
  */
 async function publishThroughLeaderLoss(c: NatsCluster, stream: string, noLeaderWaitMs: number, perSubject: number): Promise<Run> {
-  const jsm0 = await jetstreamManager(conns[0]!);
+  const jsm0 = await jetstreamManager(conns[0]!, { timeout: JS_TIMEOUT_MS });
   await jsm0.streams.add({ name: stream, subjects: [`${stream.toLowerCase()}.>`], num_replicas: 3, storage: StorageType.Memory, duplicate_window: nanos(120_000) });
   const leaderName = await waitUntil(async () => (await jsm0.streams.info(stream)).cluster?.leader || undefined, 'a stream leader', WAIT_MS);
   const leader = c.node(leaderName);
@@ -90,7 +93,7 @@ async function publishThroughLeaderLoss(c: NatsCluster, stream: string, noLeader
   await killed;
   await waitUntil(() => acked + failed.length === perSubject * SUBJECTS.length || undefined, 'every publish settled', WAIT_MS);
   publisher.close();
-  const jsm = await jetstreamManager(nc);
+  const jsm = await jetstreamManager(nc, { timeout: JS_TIMEOUT_MS });
   const stored = await storedIndexes(jsm, stream);
   // The node back (and current) for the next run.
   await leader.launch();

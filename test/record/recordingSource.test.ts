@@ -72,7 +72,9 @@ test('property: any subset, any order, any start time, streams joining later: ev
     const { log } = await replay(order, from, delays);
     for (const t of order) {
       const liveLines = new Set(live.lines.get(t));
-      const replayed = log.lines.get(t)!;
+      // Joined after the recording ended (a late join near the end of a short session): nothing to compare.
+      const replayed = log.lines.get(t);
+      if (replayed === undefined) continue;
       replayedTotal += replayed.length;
       const strangers = replayed.filter((l) => !liveLines.has(l));
       expect({ run, t, from, strangers }).toEqual({ run, t, from, strangers: [] });

@@ -3,9 +3,14 @@ import type { ResyncTrigger } from '../../src';
 import type { LedgerFindings } from '../helpers/truth';
 import { percentile } from './RecoveryTracker';
 
-/** Errors the client reports that are expected consequences of the injected faults. */
+/** The key of an error in the soak's counts: its code, and for a REST error the server's code too (`ERR_REST_API(INTERNAL_ERROR)`). */
+export function errorKey(e: { readonly code: string; readonly serverCode?: unknown }): string {
+  return e.code === 'ERR_REST_API' ? `ERR_REST_API(${String(e.serverCode)})` : e.code;
+}
+
+/** Errors the client reports that are expected consequences of the injected faults, by {@link errorKey}. */
 export const EXPECTED_ERROR_CODES: Readonly<Record<string, string>> = {
-  INTERNAL_ERROR: 'an injected REST 500 that outlasted the snapshot retries (the replica asks again later)',
+  'ERR_REST_API(INTERNAL_ERROR)': 'an injected REST 500 that outlasted the snapshot retries (the replica asks again later)',
   ERR_SNAPSHOT_BEHIND: 'a snapshot older than updates buffered after a skip (retried with a newer snapshot)',
 };
 

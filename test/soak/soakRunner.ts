@@ -16,7 +16,7 @@ import { ReplicaFleet, type FleetSpec } from '../e2e/ReplicaFleet';
 import type { LedgerFindings } from '../helpers/truth';
 import { RecoveryTracker } from './RecoveryTracker';
 import { SilenceGate } from './silenceGate';
-import { EXPECTED_ERROR_CODES, summarize, type SoakInputs, type SoakReport } from './soakReport';
+import { errorKey, EXPECTED_ERROR_CODES, summarize, type SoakInputs, type SoakReport } from './soakReport';
 import { seededRandom } from '../../benchmarks/lib/rng';
 
 export { EXPECTED_ERROR_CODES };
@@ -131,8 +131,9 @@ async function runScenario(o: Resolved, unhandled: string[]): Promise<Omit<SoakI
   const errors: Record<string, number> = {};
   const unexpected: string[] = [];
   client.errors$.subscribe((e: ExchangeReplicaError) => {
-    errors[e.code] = (errors[e.code] ?? 0) + 1;
-    if (!(e.code in EXPECTED_ERROR_CODES) && unexpected.length < 20) unexpected.push(`${e.code}: ${e.message}`);
+    const key = errorKey(e as ExchangeReplicaError & { serverCode?: unknown });
+    errors[key] = (errors[key] ?? 0) + 1;
+    if (!(key in EXPECTED_ERROR_CODES) && unexpected.length < 20) unexpected.push(`${key}: ${e.message}`);
   });
   const fleet = new ReplicaFleet(client, soakFleetSpec(sim, o.marketMaker ?? false)).start();
   const recovery = new RecoveryTracker();
