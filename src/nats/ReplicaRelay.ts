@@ -2,7 +2,7 @@
  * ReplicaRelay: one exchange connection (one `ExchangeClient`) republished on NATS JetStream,
  * so that consumers in other processes follow the same streams without connecting to the
  * exchange. For each stream it carries, it publishes every update its own replica applied to
- * the stream's subject (message id `<streamKey>#<seq>`: JetStream stores each update once,
+ * the stream's subject (message id `<streamKey>#<first>-<last>`: JetStream stores each batch once,
  * whichever relay publishes it first), keeps an aligned snapshot in the KV bucket (written on
  * every (re)sync and refreshed every `snapshotRefreshMs` / `snapshotRefreshUpdates`), and
  * sends a heartbeat with every stream's status. See busProtocol.ts for the wire and
