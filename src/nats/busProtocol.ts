@@ -43,6 +43,11 @@ import * as z from 'zod/mini';
 import type { SourceUpdate } from '../replicas/ReplicaSource';
 import { CHANNELS, decodeAndValidate, HOT_CHANNELS, isChannelName, safeParse, streamKey, updateFramePrefix, validateScope, writeUpdateData, writeUpdateFrame, type ChannelName, type HotChannel, type OperationName, type Scope, type ValidateOptions } from '../protocol';
 
+import { ExchangeReplicaError } from '../errors';
+
+/** A bus message or name this module cannot read or write: `ERR_BUS`, with what is wrong. */
+const busError = (message: string): ExchangeReplicaError => new ExchangeReplicaError('ERR_BUS', message);
+
 /**
  * Version of the formats below; a reader refuses a record of another version. 3: update
  * messages are batches ({@link encodeUpdateBatch}); 2 had one update per message.
@@ -73,7 +78,7 @@ const PREFIX_RE = /^[a-z][a-z0-9_-]{0,31}$/;
  * @throws Error when the prefix is not 1 to 32 characters of `a-z 0-9 _ -` starting with a letter.
  */
 export function busNames(prefix: string = DEFAULT_BUS_PREFIX): BusNames {
-  if (!PREFIX_RE.test(prefix)) throw new Error(`invalid bus prefix ${JSON.stringify(prefix)}: expected 1 to 32 characters of a-z 0-9 _ - starting with a letter`);
+  if (!PREFIX_RE.test(prefix)) throw busError(`invalid bus prefix ${JSON.stringify(prefix)}: expected 1 to 32 characters of a-z 0-9 _ - starting with a letter`);
   return {
     prefix,
     stream: `${prefix.toUpperCase().replace(/-/g, '_')}_UPDATES`,
@@ -199,11 +204,11 @@ export function decodeUpdateMessage(text: string, key: string, channel: ChannelN
 /** {@link decodeUpdateMessage}'s checks, the update made by `make` (no intermediate object on the hot path). */
 function readFrame<T>(text: string, key: string, channel: ChannelName, make: (seq: bigint, timestampNs: bigint, data: unknown) => T): T {
   const r = decodeAndValidate(text, STRICT);
-  if (!r.ok) throw new Error(`update message of ${key}: ${r.message}`);
+  if (!r.ok) throw busError(`update message of ${key}: ${r.message}`);
   const f = r.frame;
-  if (f.type !== 'update') throw new Error(`update message of ${key}: a ${f.type} frame`);
-  if (f.subscription_id !== key || f.channel !== channel) throw new Error(`update message of ${key}: it names stream ${f.subscription_id} of channel ${f.channel}`);
-  if (!r.dataValidated) throw new Error(`update message of ${key}: data not validated`);
+  if (f.type !== 'update') throw busError(`update message of ${key}: a ${f.type} frame`);
+  if (f.subscription_id !== key || f.channel !== channel) throw busError(`update message of ${key}: it names stream ${f.subscription_id} of channel ${f.channel}`);
+  if (!r.dataValidated) throw busError(`update message of ${key}: data not validated`);
   return make(uint64(f.seq), BigInt(f.timestamp_ns), r.data);
 }
 
@@ -226,7 +231,7 @@ const ANY_VERSION = /^\{"v":(\d+)[,}]/;
  * be the frame of update `first + i`.
  */
 export function encodeUpdateBatch(first: bigint, frames: readonly string[]): string {
-  if (frames.length === 0) throw new Error('an update batch holds at least one update');
+  if (frames.length === 0) throw busError('an update batch holds at least one update');
   return `{"v":${BUS_FORMAT_VERSION},"first":"${first}","last":"${first + BigInt(frames.length - 1)}"}\n${frames.join('\n')}`;
 }
 
@@ -247,10 +252,10 @@ export function readBatchHead(text: string, key: string): BatchHead {
   const nl = text.indexOf('\n');
   const head = nl < 0 ? text : text.slice(0, nl);
   const m = BATCH_HEAD.exec(head);
-  if (m === null || nl < 0) throw new Error(`update message of ${key}: ${unreadableHead(head)}`);
+  if (m === null || nl < 0) throw busError(`update message of ${key}: ${unreadableHead(head)}`);
   const first = uint64(m[1]!);
   const last = uint64(m[2]!);
-  if (last < first) throw new Error(`update message of ${key}: batch ${first}..${last} ends before it starts`);
+  if (last < first) throw busError(`update message of ${key}: batch ${first}..${last} ends before it starts`);
   return { first, last, body: nl + 1 };
 }
 
@@ -294,12 +299,12 @@ function readBatch<T extends { readonly seq: bigint }>(text: string, key: string
     if (end < 0) end = text.length;
     if (after === undefined || seq > after) {
       const u = readFrame(text.slice(at, end), key, channel, make);
-      if (u.seq !== seq) throw new Error(`update message of ${key}: frame ${seq - head.first} of batch ${head.first}..${head.last} holds seq ${u.seq}`);
+      if (u.seq !== seq) throw busError(`update message of ${key}: frame ${seq - head.first} of batch ${head.first}..${head.last} holds seq ${u.seq}`);
       updates.push(u);
     }
     at = end + 1;
   }
-  if (seq - head.first !== count) throw new Error(`update message of ${key}: batch ${head.first}..${head.last} holds ${seq - head.first} frames`);
+  if (seq - head.first !== count) throw busError(`update message of ${key}: batch ${head.first}..${head.last} holds ${seq - head.first} frames`);
   return { head, updates };
 }
 
@@ -355,11 +360,11 @@ export function decodePublishAck(text: string): PublishAck {
   try {
     v = JSON.parse(text);
   } catch {
-    throw new Error(`unreadable JetStream acknowledgement ${JSON.stringify(text.slice(0, 200))}`);
+    throw busError(`unreadable JetStream acknowledgement ${JSON.stringify(text.slice(0, 200))}`);
   }
   const o = (typeof v === 'object' && v !== null ? v : {}) as { seq?: unknown; duplicate?: unknown; error?: { code?: unknown; err_code?: unknown; description?: unknown } | null };
-  if (typeof o.error === 'object' && o.error !== null) throw new Error(`JetStream refused the message: ${String(o.error.description ?? 'no description')} (code ${String(o.error.code)}, err_code ${String(o.error.err_code)})`);
-  if (typeof o.seq !== 'number' || !Number.isSafeInteger(o.seq) || o.seq < 1) throw new Error(`unreadable JetStream acknowledgement ${JSON.stringify(text.slice(0, 200))}`);
+  if (typeof o.error === 'object' && o.error !== null) throw busError(`JetStream refused the message: ${String(o.error.description ?? 'no description')} (code ${String(o.error.code)}, err_code ${String(o.error.err_code)})`);
+  if (typeof o.seq !== 'number' || !Number.isSafeInteger(o.seq) || o.seq < 1) throw busError(`unreadable JetStream acknowledgement ${JSON.stringify(text.slice(0, 200))}`);
   return { seq: o.seq, duplicate: o.duplicate === true };
 }
 
@@ -386,7 +391,7 @@ function checkJsonValue(v: unknown, path: string): void {
     case 'boolean':
       return;
     case 'number':
-      if (!Number.isFinite(v)) throw new Error(`${path} is ${v}: JSON cannot carry it`);
+      if (!Number.isFinite(v)) throw busError(`${path} is ${v}: JSON cannot carry it`);
       return;
     case 'object':
       if (v === null) return;
@@ -394,18 +399,18 @@ function checkJsonValue(v: unknown, path: string): void {
         v.forEach((x, i) => checkJsonValue(x, `${path}[${i}]`));
         return;
       }
-      if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) throw new Error(`${path} is a ${(v as object).constructor?.name ?? 'non-plain object'}: only plain objects are carried`);
+      if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) throw busError(`${path} is a ${(v as object).constructor?.name ?? 'non-plain object'}: only plain objects are carried`);
       for (const [k, x] of Object.entries(v)) if (x !== undefined) checkJsonValue(x, `${path}.${k}`);
       return;
     default:
-      throw new Error(`${path} is a ${typeof v}: JSON cannot carry it exactly`);
+      throw busError(`${path} is a ${typeof v}: JSON cannot carry it exactly`);
   }
 }
 
 /** @throws Error saying so when a record names another format version. */
 function checkVersion(json: unknown, what: string): void {
   const v = typeof json === 'object' && json !== null ? (json as { v?: unknown }).v : undefined;
-  if (typeof v === 'number' && v !== BUS_FORMAT_VERSION) throw new Error(`invalid ${what}: bus format version ${v}, this reader reads version ${BUS_FORMAT_VERSION} (run relays and consumers of the same version)`);
+  if (typeof v === 'number' && v !== BUS_FORMAT_VERSION) throw busError(`invalid ${what}: bus format version ${v}, this reader reads version ${BUS_FORMAT_VERSION} (run relays and consumers of the same version)`);
 }
 
 // ---- snapshots (KV) -----------------------------------------------------------
@@ -478,13 +483,13 @@ export function decodeSnapshotRecord(text: string): SnapshotRecord {
   const json: unknown = JSON.parse(text);
   checkVersion(json, 'snapshot record');
   const parsed = safeParse(SnapshotRecordSchema, json);
-  if (!parsed.success) throw new Error(`invalid snapshot record: ${parsed.error.issues.map((i) => `${i.path.join('.') || '$'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success) throw busError(`invalid snapshot record: ${parsed.error.issues.map((i) => `${i.path.join('.') || '$'}: ${i.message}`).join('; ')}`);
   const p = parsed.data;
   const channel = p.channel as ChannelName;
   const scoped = validateScope(channel, p.scope);
-  if (!scoped.ok) throw new Error(`invalid snapshot record: ${scoped.message}`);
-  if (streamKey(channel, scoped.scope) !== p.streamKey) throw new Error(`invalid snapshot record: streamKey ${p.streamKey} does not match channel ${channel} and its scope`);
-  if (CHANNELS[channel].snapshot !== p.operation) throw new Error(`invalid snapshot record: operation ${p.operation} is not the snapshot of ${channel}`);
+  if (!scoped.ok) throw busError(`invalid snapshot record: ${scoped.message}`);
+  if (streamKey(channel, scoped.scope) !== p.streamKey) throw busError(`invalid snapshot record: streamKey ${p.streamKey} does not match channel ${channel} and its scope`);
+  if (CHANNELS[channel].snapshot !== p.operation) throw busError(`invalid snapshot record: operation ${p.operation} is not the snapshot of ${channel}`);
   return {
     v: BUS_FORMAT_VERSION,
     streamKey: p.streamKey,
@@ -603,7 +608,7 @@ export function decodeHeartbeat(text: string): Heartbeat {
   const json: unknown = JSON.parse(text);
   checkVersion(json, 'heartbeat');
   const parsed = safeParse(HeartbeatSchema, json);
-  if (!parsed.success) throw new Error(`invalid heartbeat: ${parsed.error.issues.map((i) => `${i.path.join('.') || '$'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success) throw busError(`invalid heartbeat: ${parsed.error.issues.map((i) => `${i.path.join('.') || '$'}: ${i.message}`).join('; ')}`);
   const p = parsed.data;
   return {
     ...p,

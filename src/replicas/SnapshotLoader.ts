@@ -8,7 +8,7 @@
  */
 import { Backoff, type Clock } from '../clock';
 import { AbortedError, InvalidParameterError, RestApiError } from '../errors';
-import { isRetryableError } from '../rest/retryPolicy';
+import { isRetryableError } from '../errors/isRetryableError';
 import { ReplicaIntegrityError } from './ReplicaIntegrityError';
 import type { ResyncLimiter } from './ResyncLimiter';
 import type { ResyncScheduler } from './ResyncScheduler';

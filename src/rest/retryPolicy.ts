@@ -9,7 +9,8 @@
 import { Backoff, resolveBackoffOptions, type BackoffOptions, type ResolvedBackoffOptions } from '../clock/Backoff';
 import type { Clock } from '../clock/Clock';
 import { sleep } from '../clock/sleep';
-import { AbortedError, ExchangeReplicaError, RestApiError, RestTimeoutError, RestTransportError, ResponseValidationError, type ErrorContext } from '../errors';
+import { AbortedError, ExchangeReplicaError, RestApiError, ResponseValidationError, type ErrorContext } from '../errors';
+import { isRetryableError } from '../errors/isRetryableError';
 
 /**
  * How failed attempts are retried: the library's one backoff shape, every field set.
@@ -42,18 +43,7 @@ export function resolveRetryPolicy(policy: BackoffOptions = {}, base: RetryPolic
   return resolveBackoffOptions(policy, base, field);
 }
 
-/**
- * True for failures worth another attempt after a backoff delay: a 5xx answer (whatever its
- * body) or the server code `INTERNAL_ERROR`, a network failure, a timeout. Never a 4xx, a
- * parameter error, a body that does not match the protocol on a 2xx, or a caller abort. A
- * 429 is not in it ({@link isRateLimitedError}): only `withRetry` retries it, since it honours
- * the server's `Retry-After` (the replicas' snapshot loader, which uses this predicate, does not).
- */
-export function isRetryableError(error: unknown): boolean {
-  if (error instanceof RestApiError) return error.status >= 500 || error.serverCode === 'INTERNAL_ERROR';
-  if (error instanceof ResponseValidationError) return (error.context.status ?? 0) >= 500;
-  return error instanceof RestTransportError || error instanceof RestTimeoutError;
-}
+export { isRetryableError } from '../errors/isRetryableError';
 
 /** True for a 429 answer (rate limited), whatever its body: `withRetry` retries it after the wait its `Retry-After` asks. */
 export function isRateLimitedError(error: unknown): boolean {
