@@ -17,6 +17,7 @@
  *
  * Seeded: `MODEL_RUNS` (default 1000) and `MODEL_SEED` (default fixed).
  */
+import { answerPoint } from './syncModel';
 import fc from 'fast-check';
 import { RestTransportError } from '../../src/errors';
 import type { Balance, ChannelName, Fill, Order, Position, Subaccount } from '../../src/protocol';
@@ -400,16 +401,8 @@ class Answer extends Step {
     if (q === undefined) return;
     const call = r.fetcher.calls[q.index]!;
     answered.add(call);
-    let epoch = pm.shownEpoch;
-    let lo = 0;
-    if (q.shownEpoch !== pm.shownEpoch && this.otherNumbering) {
-      epoch = q.shownEpoch;
-      lo = q.epoch === epoch ? q.head : pm.logs[epoch]!.length - 1;
-    } else if (q.shownEpoch === pm.shownEpoch) {
-      lo = q.epoch === epoch ? q.head : pm.logs[epoch]!.length - 1;
-    }
-    const len = pm.logs[epoch]!.length;
-    call.resolve(pm.page(epoch, lo + (this.pick % (len - lo))));
+    const { epoch, seq } = answerPoint(pm, q, this.pick, this.otherNumbering);
+    call.resolve(pm.page(epoch, seq));
   }
   name = () => `answer(${this.part}, ${this.pick}${this.otherNumbering ? ', other numbering' : ''})`;
 }

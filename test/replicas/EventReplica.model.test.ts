@@ -27,6 +27,7 @@
  * Seeded: `MODEL_RUNS` (runs per exchange, default 1000) and `MODEL_SEED` (default fixed); the
  * soak runs it longer (`MODEL_RUNS=100000 npx jest EventReplica.model`).
  */
+import { answerPoint } from './syncModel';
 import fc from 'fast-check';
 import type { Subscription } from 'rxjs';
 import { RestTransportError } from '../../src/errors';
@@ -329,17 +330,7 @@ class Answer extends Step {
     const call = r.fetcher.calls[q.index]!;
     answered.add(call);
     if (q.cursor !== undefined) return call.resolve(m.pageBelow(q.cursor));
-    let epoch = m.shownEpoch;
-    let lo = 0;
-    if (q.shownEpoch !== m.shownEpoch && this.otherNumbering) {
-      epoch = q.shownEpoch;
-      lo = q.epoch === epoch ? q.head : m.logs[epoch]!.length - 1;
-    } else if (q.shownEpoch === m.shownEpoch) {
-      lo = q.epoch === epoch ? q.head : m.logs[epoch]!.length - 1;
-    }
-    if (m.lying) lo = 0;
-    const len = m.logs[epoch]!.length;
-    const seq = lo + (this.pick % (len - lo));
+    const { epoch, seq } = answerPoint(m, q, this.pick, this.otherNumbering);
     if (m.lying && seq < q.head) m.staleAnswered = true;
     call.resolve(m.firstPage(epoch, seq));
   }

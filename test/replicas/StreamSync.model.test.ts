@@ -18,7 +18,7 @@ import { StreamSync } from '../../src/replicas/StreamSync';
 import { ManualClock } from '../helpers/ManualClock';
 import { FakeFetcher, FakeStream, fakeSource, settle } from './fixtures';
 import { bboScope } from './SyncHarness';
-import { ModelExchange, hashReducer, type HashState } from './syncModel';
+import { answerPoint, ModelExchange, hashReducer, type HashState } from './syncModel';
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 1500);
 const SEED = Number(process.env.MODEL_SEED ?? 20261128);
@@ -195,19 +195,7 @@ class Answer extends Step {
     if (q === undefined) return;
     const call = r.fetcher.calls[q.index]!;
     answered.add(call);
-    let epoch = m.shownEpoch;
-    let lo = 0;
-    if (q.shownEpoch !== m.shownEpoch && this.otherNumbering) {
-      epoch = q.shownEpoch;
-      lo = q.epoch === epoch ? q.head : m.logs[epoch]!.length - 1;
-    } else if (q.shownEpoch === m.shownEpoch) {
-      // Sent after the exchange restarted, the stream not showing it yet: the answer from just
-      // before the restart (one from the new numbering could not be told from this one).
-      lo = q.epoch === epoch ? q.head : m.logs[epoch]!.length - 1;
-    }
-    if (m.lying) lo = 0;
-    const len = m.logs[epoch]!.length;
-    const seq = lo + (this.pick % (len - lo));
+    const { epoch, seq } = answerPoint(m, q, this.pick, this.otherNumbering);
     if (m.lying && seq < q.head) m.staleAnswered = true;
     call.resolve(m.page(epoch, seq));
   }

@@ -100,3 +100,32 @@ export class ModelExchange {
     return { data: { h: this.logs[epoch]![seq]! }, sequence: String(seq), timestamp_ns: '1' };
   }
 }
+
+/** What {@link answerPoint} reads of a model exchange (the StreamSync, event and account models'). */
+export interface NumberedLogs {
+  readonly logs: readonly (readonly unknown[])[];
+  readonly shownEpoch: number;
+  readonly lying?: boolean;
+}
+
+/**
+ * The point (numbering, seq) a snapshot request is answered at, the one rule of the models.
+ * Faithfully: a point the exchange reached after the request was sent, in the numbering the
+ * stream shows, behind or ahead of the stream (sent after a restart the stream does not show
+ * yet: the point just before it, one from the new numbering could not be told from it); for a
+ * request the stream has since shown a restart for, either numbering (`otherNumbering`). A
+ * lying exchange answers any point of the numbering shown. `pick` chooses within the range.
+ */
+export function answerPoint(m: NumberedLogs, q: Pick<Request, 'epoch' | 'head' | 'shownEpoch'>, pick: number, otherNumbering: boolean): { readonly epoch: number; readonly seq: number } {
+  let epoch = m.shownEpoch;
+  let lo = 0;
+  if (q.shownEpoch !== m.shownEpoch && otherNumbering) {
+    epoch = q.shownEpoch;
+    lo = q.epoch === epoch ? q.head : m.logs[epoch]!.length - 1;
+  } else if (q.shownEpoch === m.shownEpoch) {
+    lo = q.epoch === epoch ? q.head : m.logs[epoch]!.length - 1;
+  }
+  if (m.lying === true) lo = 0;
+  const len = m.logs[epoch]!.length;
+  return { epoch, seq: lo + (pick % (len - lo)) };
+}
