@@ -30,8 +30,6 @@ export interface FeedReader {
   up: boolean;
   /** Its first snapshot request since its last `subscribed` is still to come. */
   awaitingFirst: boolean;
-  /** The id of its last `subscribed` (one per reader and join: a snapshot request names it). */
-  subscriptionId?: string;
   /** Bumped at every join: a catch-up of an earlier one stops. */
   joins?: number;
   /** While it catches up: the live updates that wait for it, in order. */
@@ -152,7 +150,6 @@ export class BusFeed {
     reader.joins = (reader.joins ?? 0) + 1;
     reader.up = true;
     reader.awaitingFirst = true;
-    reader.subscriptionId = subscriptionId;
     const a = this.anchor;
     const plan = a === undefined || this.lastSeq === undefined || this.lastSeq <= a.sequence ? undefined : { from: a.jsStartSeq, after: a.sequence, until: this.lastSeq };
     // Catching up before `subscribed`: the snapshot request it triggers waits for the catch-up.
@@ -212,18 +209,8 @@ export class BusFeed {
     }
   }
 
-  /** The reader whose last `subscribed` carried `subscriptionId`, if it still reads. */
-  readerOf(subscriptionId: string): FeedReader | undefined {
-    for (const r of this.readers) if (r.subscriptionId === subscriptionId) return r;
-    return undefined;
-  }
-
-  /** Marks a reader's first request answered: `reader`'s when the request named it, else the first one awaiting. */
-  answeredFirst(reader?: FeedReader): void {
-    if (reader !== undefined) {
-      reader.awaitingFirst = false;
-      return;
-    }
+  /** Marks one reader's first request answered. */
+  answeredFirst(): void {
     for (const r of this.readers) {
       if (!r.awaitingFirst) continue;
       r.awaitingFirst = false;

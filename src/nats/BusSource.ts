@@ -176,8 +176,6 @@ export class BusSource implements ReplicaSource {
   private closed = false;
   private ticker?: Timer;
   private generation = 0;
-  /** Joins so far: numbers each reader's subscription id. */
-  private joins = 0;
   private readonly maxHeartbeatMs: number;
   /** Subjects whose refusal (`ERR_BUS_PERMISSION`) was reported. */
   private readonly refusedSubjects = new Set<string>();
@@ -289,13 +287,11 @@ export class BusSource implements ReplicaSource {
       throw new SnapshotError(`no bus stream is running for ${streamKey(query.channel, query.scope)}`, { channel: query.channel, stream: streamKey(query.channel, query.scope) });
     }
     const token = feed.token;
-    // The reader asking, when the request names it (its `subscribed`): only it rejoins below.
-    const reader = query.subscriptionId === undefined ? undefined : feed.readerOf(query.subscriptionId);
     // A reader's first request after its `subscribed`: the anchor, whose updates above S it was given (once caught up).
-    if (reader !== undefined ? reader.awaitingFirst : feed.awaitingFirst) {
+    if (feed.awaitingFirst) {
       await feed.caughtUp();
       if (signal.aborted || token !== feed.token || feed.phase !== 'running' || feed.anchor === undefined) throw new AbortedError('the snapshot request was aborted', { stream: feed.key });
-      feed.answeredFirst(reader);
+      feed.answeredFirst();
       return loadedOf(feed.anchor);
     }
     const fresh = await this.readEntry(feed);
@@ -304,14 +300,13 @@ export class BusSource implements ReplicaSource {
     if (feed.gapTo !== undefined && fresh.sequence < feed.gapTo - 1n) {
       throw new SnapshotError(`the KV entry of ${feed.key} is at ${fresh.sequence}, the stream resumed at ${feed.gapTo}: waiting for a newer snapshot`, { stream: feed.key });
     }
-    if (fresh.sequence > (feed.lastSeq ?? feed.anchor.sequence)) return this.aheadAnswer(feed, fresh, token, signal, reader);
+    if (fresh.sequence > (feed.lastSeq ?? feed.anchor.sequence)) return this.aheadAnswer(feed, fresh, token, signal);
     feed.reanchor(fresh);
     // At or above everything delivered: every update it lacks is still to come.
     if (feed.lastSeq === undefined || fresh.sequence >= feed.lastSeq) return loadedOf(fresh);
-    // Below what was delivered: the reader asking starts again from the anchor, catching up from
-    // JetStream (the updates it lacks were delivered before this request); every reader when the
-    // request did not say whose it is. Not awaited: this request ends now.
-    this.rejoin(feed, reader);
+    // Below what was delivered: every reader starts again from the anchor, catching up from
+    // JetStream (the updates it lacks were delivered before this request). Not awaited: this request ends now.
+    this.rejoinAll(feed);
     throw new AbortedError(`${feed.key}: restarted from snapshot ${feed.anchor.sequence}`, { stream: feed.key });
   }
 
@@ -321,7 +316,7 @@ export class BusSource implements ReplicaSource {
    * again from the feed's anchor and the stream's history (when updates above the anchor were
    * delivered), or wait for the next write.
    */
-  private async aheadAnswer(feed: BusFeed, fresh: SnapshotRecord, token: number, signal: AbortSignal, reader: FeedReader | undefined): Promise<LoadedSnapshot> {
+  private async aheadAnswer(feed: BusFeed, fresh: SnapshotRecord, token: number, signal: AbortSignal): Promise<LoadedSnapshot> {
     const verdict = feed.usable(fresh) ? await this.believable(feed, fresh) : { believed: false, held: false, top: undefined };
     if (signal.aborted || token !== feed.token || feed.phase !== 'running' || feed.anchor === undefined) throw new AbortedError('the snapshot request was aborted', { stream: feed.key });
     if (verdict.believed) {
@@ -331,7 +326,7 @@ export class BusSource implements ReplicaSource {
     this.refuse(feed, fresh, verdict.top);
     const a = feed.anchor;
     if (feed.lastSeq !== undefined && a.sequence <= feed.lastSeq && feed.usable(a)) {
-      this.rejoin(feed, reader);
+      this.rejoinAll(feed);
       throw new AbortedError(`${feed.key}: the KV entry is ahead of the stream; restarted from snapshot ${a.sequence} and the stream's history`, { stream: feed.key });
     }
     throw new SnapshotError(`the KV entry of ${feed.key} is at ${fresh.sequence}, ahead of the stream (at ${verdict.top ?? 'no update'}) and of every relay: waiting for the next write`, { stream: feed.key });
@@ -584,12 +579,6 @@ export class BusSource implements ReplicaSource {
     }
   }
 
-  /** `reader` (every reader when undefined) starts again from the anchor (and catches up), without touching the consumer. */
-  private rejoin(feed: BusFeed, reader: FeedReader | undefined): void {
-    if (reader === undefined) return this.rejoinAll(feed);
-    this.join(feed, reader, ++this.generation);
-  }
-
   /** Every reader starts again from the anchor (and catches up), without touching the consumer. */
   private rejoinAll(feed: BusFeed): void {
     const generation = ++this.generation;
@@ -648,9 +637,8 @@ export class BusSource implements ReplicaSource {
     handle.consumer = consumer;
   }
 
-  /** A new id per join (the reader it went to can be told from the others of its feed). */
   private subscriptionId(feed: BusFeed): string {
-    return `${feed.subject}@${feed.anchor?.jsStartSeq ?? 0}#${++this.joins}`;
+    return `${feed.subject}@${feed.anchor?.jsStartSeq ?? 0}`;
   }
 
   /**
