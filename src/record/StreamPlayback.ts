@@ -17,7 +17,7 @@
 import { AbortedError } from '../errors';
 import type { LoadedSnapshot, SnapshotQuery, SourceSink } from '../replicas';
 import type { ChunkStore } from './chunkStore';
-import { decodeFrames, type DataItem } from './recordedFrames';
+import { nextFrameEvent, type DataItem, type FrameQuery } from './recordedFrames';
 import { loadRecordedSnapshot } from './recordedSnapshot';
 import type { Epoch, RecordedAnswer, RecordedStream, RecordingIndex } from './recordingIndex';
 import type { RecordingClock } from './RecordingClock';
@@ -38,8 +38,6 @@ interface PendingQuery {
   readonly onAbort: () => void;
 }
 
-const NO_ITEMS: readonly DataItem[] = [];
-
 export class StreamPlayback {
   /** Recorded time (ms) and place of the next event; Infinity when there is none. */
   headAt = Number.POSITIVE_INFINITY;
@@ -48,10 +46,11 @@ export class StreamPlayback {
   private kind: HeadKind = 'none';
   private epoch: Epoch | undefined;
   private generation = 0;
-  /** Data: the current chunk's items of the subscription, from `dataFrom` on. */
+  /** Data: the current chunk, where to look on in it, and the next event found (decoded when it is found, dropped once delivered). */
   private chunk = -1;
-  private items: readonly DataItem[] = NO_ITEMS;
-  private itemIdx = 0;
+  private frames: FrameQuery | undefined;
+  private line = 0;
+  private item: DataItem | undefined;
   private dataFrom = 0;
   private dataDone = false;
   private snapIdx = 0;
@@ -111,7 +110,8 @@ export class StreamPlayback {
         return 'async';
       }
       case 'data': {
-        const event = this.items[this.itemIdx++]!.event;
+        const event = this.item!.event;
+        this.item = undefined;
         this.sink.next(event);
         this.refresh();
         return event.kind === 'update' ? 'update' : 'async';
@@ -197,8 +197,8 @@ export class StreamPlayback {
     this.dataFrom = order;
     this.dataDone = false;
     this.chunk = (this.host.index.chunkOf(order) ?? 0) - 1;
-    this.items = NO_ITEMS;
-    this.itemIdx = 0;
+    this.frames = undefined;
+    this.item = undefined;
   }
 
   /** Works out the next event: the earliest of the next frame event, snapshot answer and end of the subscription. */
@@ -224,7 +224,17 @@ export class StreamPlayback {
 
   /** The next frame event of the subscription, reading on chunk by chunk; undefined when there is none. */
   private nextItem(epoch: Epoch): DataItem | undefined {
-    while (!this.dataDone && this.itemIdx >= this.items.length) {
+    while (!this.dataDone && this.item === undefined) {
+      const frames = this.frames;
+      if (frames !== undefined) {
+        const item = nextFrameEvent(frames, this.line);
+        if (item !== undefined) {
+          this.item = item;
+          this.line = item.order - frames.baseOrder + 1;
+          break;
+        }
+        this.frames = undefined;
+      }
       const next = this.chunk + 1;
       const index = this.host.index;
       if (index.baseOrder(next) > epoch.endOrder || !index.ensureRead(next)) {
@@ -232,33 +242,27 @@ export class StreamPlayback {
         break;
       }
       this.chunk = next;
-      this.items = this.itemsOf(next, epoch);
-      this.itemIdx = 0;
-      while (this.itemIdx < this.items.length && this.items[this.itemIdx]!.order < this.dataFrom) this.itemIdx++;
+      this.frames = this.framesOf(next, epoch);
+      this.line = this.frames === undefined ? 0 : Math.max(0, this.dataFrom - this.frames.baseOrder);
     }
-    const item = this.dataDone ? undefined : this.items[this.itemIdx];
+    const item = this.dataDone ? undefined : this.item;
     return item !== undefined && item.order < epoch.endOrder ? item : undefined;
   }
 
-  private itemsOf(chunk: number, epoch: Epoch): readonly DataItem[] {
+  /** What to look for in chunk `chunk` (its lines held here: the chunk cache may drop them meanwhile). */
+  private framesOf(chunk: number, epoch: Epoch): FrameQuery | undefined {
     const cached = this.host.store.get(chunk);
-    if (cached === undefined) return NO_ITEMS;
-    const id = `${epoch.socket}:${epoch.subscriptionId}`;
-    let items = cached.decoded.get(id) as DataItem[] | undefined;
-    if (items === undefined) {
-      const clock = this.host.clock;
-      items = decodeFrames({
-        lines: cached.lines,
-        baseOrder: this.host.index.baseOrder(chunk),
-        firstLine: this.host.index.firstLineIn(chunk),
-        socket: epoch.socket,
-        subscriptionId: epoch.subscriptionId,
-        channel: this.stream.channel,
-        wallNs: (at) => clock.wallNs(at),
-      });
-      cached.decoded.set(id, items);
-    }
-    return items;
+    if (cached === undefined) return undefined;
+    const clock = this.host.clock;
+    return {
+      lines: cached.lines,
+      baseOrder: this.host.index.baseOrder(chunk),
+      firstLine: this.host.index.firstLineIn(chunk),
+      socket: epoch.socket,
+      subscriptionId: epoch.subscriptionId,
+      channel: this.stream.channel,
+      wallNs: (at) => clock.wallNs(at),
+    };
   }
 
   private setHead(kind: HeadKind, at: number, order: number): void {

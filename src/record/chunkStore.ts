@@ -1,16 +1,13 @@
 /**
- * The chunks of a recording as a replay from it reads them: each chunk's lines (inflated once,
- * kept in a bounded cache, least recently used dropped first) and, per subscription, what the
- * frames of that subscription in the chunk decode to (decoded on first use, kept with the
- * chunk). @internal
+ * The chunks of a recording as a replay from it reads them: each chunk's lines, inflated once,
+ * kept in a bounded cache (least recently used dropped first). What a subscription's frames
+ * decode to is not kept: each playback decodes a frame when it comes to it. @internal
  */
 import type { Recording } from './Recording';
 
-/** What a chunk holds for one reader: its lines and, per key, what was decoded from them. */
+/** What a chunk holds for one reader: its lines. */
 export interface CachedChunk {
   readonly lines: readonly string[];
-  /** Decoded per subscription (`socket:subscriptionId`). */
-  readonly decoded: Map<string, unknown>;
 }
 
 export class ChunkStore {
@@ -36,7 +33,7 @@ export class ChunkStore {
     }
     const lines = this.recording.chunkLines(i);
     if (lines === undefined) return undefined;
-    const chunk: CachedChunk = { lines, decoded: new Map() };
+    const chunk: CachedChunk = { lines };
     this.cache.set(i, chunk);
     if (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value!);
     return chunk;

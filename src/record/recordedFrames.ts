@@ -35,9 +35,21 @@ const INVALID: SourceResyncRequired = Object.freeze({ kind: 'resync_required', r
 /** Every event of the subscription in the chunk, in order. */
 export function decodeFrames(q: FrameQuery): DataItem[] {
   const out: DataItem[] = [];
+  for (let item = nextFrameEvent(q, q.firstLine); item !== undefined; item = nextFrameEvent(q, item.order - q.baseOrder + 1)) out.push(item);
+  return out;
+}
+
+/**
+ * The first event of the subscription in the chunk from line `from` on (the line is
+ * `item.order - q.baseOrder`: go on from the one after it); undefined when there is none.
+ * Decodes that frame only: a replay decodes each frame when it comes to it, so nothing
+ * decoded outlives its delivery (a chunk's events decoded ahead would live through many
+ * minor collections and be copied to the old generation).
+ */
+export function nextFrameEvent(q: FrameQuery, from: number): DataItem | undefined {
   const { lines, socket } = q;
   const sock = String(socket);
-  for (let j = q.firstLine; j < lines.length; j++) {
+  for (let j = from < q.firstLine ? q.firstLine : from; j < lines.length; j++) {
     const line = lines[j]!;
     if (line.charCodeAt(2) !== 109 /* m */) {
       if (line.charCodeAt(2) === 104 /* h */ || line.charCodeAt(2) === 122 /* z */) break;
@@ -59,16 +71,26 @@ export function decodeFrames(q: FrameQuery): DataItem[] {
     frame ??= frameText(line, c2);
     const at = Number(line.slice(5, c1));
     const event = frame === undefined ? INVALID : decodeEvent(frame, q.channel, receivedAt(lines[j + 1], at, q.wallNs));
-    if (event !== undefined) out.push({ order: q.baseOrder + j, at, event });
+    if (event !== undefined) return { order: q.baseOrder + j, at, event };
   }
-  return out;
+  return undefined;
 }
 
-/** The frame's text: the JSON string of the entry, unescaped (quotes only: a plain replace). */
+/**
+ * The frame's text: the entry's fourth value, a JSON string. A text frame's entry ends with
+ * it (`...,"<frame>"]`): that string literal alone goes through `JSON.parse` (its escapes
+ * undone natively, exactly; several times faster than replacing `\\"` in a slice and
+ * checking for other escapes). Anything else (a binary frame's flag after it, a line that is
+ * not so) parses the whole entry.
+ */
 function frameText(line: string, c2: number): string | undefined {
-  if (line.endsWith('"]')) {
-    const inner = line.slice(c2 + 2, line.length - 2);
-    if (!/\\[^"]/.test(inner)) return inner.replaceAll('\\"', '"');
+  if (line.charCodeAt(c2 + 1) === 34 /* " */ && line.endsWith('"]')) {
+    try {
+      const v: unknown = JSON.parse(line.slice(c2 + 1, line.length - 1));
+      if (typeof v === 'string') return v;
+    } catch {
+      // Not one string literal there: the whole entry decides.
+    }
   }
   try {
     const e = JSON.parse(line) as unknown[];
