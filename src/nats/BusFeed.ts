@@ -21,7 +21,7 @@ import type { Subscriber } from 'rxjs';
 import { streamKey, type ChannelName, type Scope } from '../protocol';
 import type { SourceEvent, SourceUpdate } from '../replicas';
 import type { PushConsumer } from './PushConsumer';
-import { snapshotKey, updateSubject, type BusNames, type SnapshotRecord } from './busProtocol';
+import { snapshotKey, updateSubject, type BusNames, type SnapshotRecord } from './wire';
 
 /** One replica reading a feed. */
 export interface FeedReader {
@@ -79,7 +79,7 @@ export class BusFeed {
   refused?: string;
   /** The last entry not started from because no relay vouched for it yet (reported once). */
   unbelieved?: string;
-  /** Where the last reset read on the subject is stored: entries must start past it (busProtocol.ts, resets). */
+  /** Where the last reset read on the subject is stored: entries must start past it (wire/resetMessage.ts). */
   resetAt?: number;
 
   constructor(

@@ -16,7 +16,7 @@
  * - start: a push consumer on the stream's subject read by one core NATS subscription
  *   (PushConsumer.ts: no acks, one filter subject, deliver from the entry's `jsStartSeq`:
  *   nats-server 2.9 compatible), then `subscribed` (a new generation);
- *   each message is a batch of updates (busProtocol.ts, read and validated by
+ *   each message is a batch of updates (wire/updateBatch.ts, read and validated by
  *   `readSourceUpdates`): the ones above the last seq delivered in this generation are
  *   `update`s (`receivedAtNs` from the clock, one reading per batch), the others (a batch
  *   overlapping what another relay's batch already delivered) are dropped unread; an
@@ -51,13 +51,14 @@ import { BusFeed, entryId, type CatchUpPlan, type FeedReader } from './BusFeed';
 import type { KV } from '@nats-io/kv';
 import type { ConnectionOptions, Msg, NatsConnection, Subscription as NatsSubscription } from '@nats-io/transport-node';
 import { Observable } from 'rxjs';
-import { Backoff, sleep, systemClock, type Clock, type Timer } from '../clock';
+import { systemClock, type Clock, type Timer } from '../clock';
 import { AbortedError, ExchangeReplicaError, InvalidParameterError } from '../errors';
 import { streamKey, type ChannelName, type Scope } from '../protocol';
 import type { LoadedSnapshot, ReplicaSource, SnapshotQuery, SourceEvent, SourceSink } from '../replicas';
 import { SnapshotError } from '../replicas/SnapshotError';
-import { BUS_FORMAT_VERSION, busNames, decodeHeartbeat, DEFAULT_HEARTBEAT_MS, HEARTBEAT_INTERVAL_MS, isResetMessage, MARKETS_META_KEY, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, readBatchHead, readSourceUpdates, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './busProtocol';
-import { checkNatsAuth, checkNatsUrls, connectError, hasCredentials, isAuthRefusal, isTlsRefusal, natsAuthOptions, permissionError, permissionRefusal, type NatsAuth } from './natsAuth';
+import { busNames, decodeHeartbeat, DEFAULT_HEARTBEAT_MS, HEARTBEAT_INTERVAL_MS, isResetMessage, MARKETS_META_KEY, decodeMarketsMeta, type MarketsMeta, decodeSnapshotRecord, DEFAULT_BUS_PREFIX, readBatchHead, readSourceUpdates, type BusNames, type RelayStreamStatus, type SnapshotRecord } from './wire';
+import { checkNatsAuth, checkNatsUrls, hasCredentials, permissionError, type NatsAuth } from './natsAuth';
+import { connectNats, NatsRefusals } from './natsConnection';
 import { loadNats, type NatsModules } from './natsModules';
 import { PushConsumer, streamSeqOf } from './PushConsumer';
 
@@ -177,8 +178,8 @@ export class BusSource implements ReplicaSource {
   private ticker?: Timer;
   private generation = 0;
   private readonly maxHeartbeatMs: number;
-  /** Subjects whose refusal (`ERR_BUS_PERMISSION`) was reported. */
-  private readonly refusedSubjects = new Set<string>();
+  /** NATS's refusals (`ERR_BUS_PERMISSION` reported once per subject). */
+  private readonly refusals: NatsRefusals;
 
   /** @throws InvalidParameterError for a bad option. */
   constructor(private readonly options: BusSourceOptions) {
@@ -187,6 +188,7 @@ export class BusSource implements ReplicaSource {
     }
     if (options.natsUrl !== undefined) checkNatsUrls(options.natsUrl);
     checkNatsAuth(options.natsAuth);
+    this.refusals = new NatsRefusals(options.natsUrl === undefined ? [] : checkNatsUrls(options.natsUrl), hasCredentials(options.natsAuth, options.natsOptions));
     this.maxHeartbeatMs = options.maxHeartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS.max;
     if (!(this.maxHeartbeatMs >= HEARTBEAT_INTERVAL_MS.min)) throw new InvalidParameterError(`invalid option 'maxHeartbeatIntervalMs': expected a number of ms >= ${HEARTBEAT_INTERVAL_MS.min}`, { param: 'maxHeartbeatIntervalMs' });
     try {
@@ -241,8 +243,7 @@ export class BusSource implements ReplicaSource {
     const kv = await this.bucket();
     const e = await kv.get(MARKETS_META_KEY);
     if (e === null || e.operation !== 'PUT') return undefined;
-    const meta = JSON.parse(e.string()) as MarketsMeta;
-    return meta.v === BUS_FORMAT_VERSION && Array.isArray(meta.markets) ? meta : undefined;
+    return decodeMarketsMeta(e.string());
   }
 
   /** The stream as an observable (what `subscribe` reads). */
@@ -408,7 +409,14 @@ export class BusSource implements ReplicaSource {
 
   private async connect(): Promise<void> {
     const mods: NatsModules = await loadNats();
-    const nc = this.options.nats ?? (await this.dial(mods));
+    const nc =
+      this.options.nats ??
+      (await connectNats(mods, {
+        servers: checkNatsUrls(this.options.natsUrl ?? []),
+        auth: this.options.natsAuth,
+        options: { waitOnFirstConnect: true, ...this.options.natsOptions },
+        retry: { clock: this.clock, stopped: () => this.closed, onFirstFailure: (e) => this.report(e) },
+      }));
     if (this.closed) {
       if (this.options.nats === undefined) await nc.close();
       return;
@@ -432,27 +440,6 @@ export class BusSource implements ReplicaSource {
     tick();
   }
 
-  /**
-   * Its own connection. A server that refuses the sign-in fails at once (`ERR_BUS_AUTH`), as
-   * does a TLS handshake that failed (`ERR_BUS`); one that cannot be reached yet is tried
-   * again until the source closes (nats.js's `waitOnFirstConnect` would retry those forever).
-   */
-  private async dial(mods: NatsModules): Promise<NatsConnection> {
-    const servers = checkNatsUrls(this.options.natsUrl ?? []);
-    const options = { maxReconnectAttempts: -1, waitOnFirstConnect: true, ...this.options.natsOptions, ...natsAuthOptions(mods, this.options.natsAuth, servers), servers };
-    const credentials = hasCredentials(this.options.natsAuth, this.options.natsOptions);
-    const backoff = new Backoff({ initialDelayMs: 100, maxDelayMs: 2000, factor: 2, jitter: 0.2, retries: Number.POSITIVE_INFINITY });
-    for (;;) {
-      try {
-        return await mods.transport.connect({ ...options, waitOnFirstConnect: false });
-      } catch (cause) {
-        if (isAuthRefusal(cause) || isTlsRefusal(cause) || !options.waitOnFirstConnect || this.closed) throw connectError(cause, servers, credentials);
-        if (backoff.attempts === 0) this.report(connectError(cause, servers, credentials));
-        await sleep(backoff.next() ?? 2000, undefined, this.clock);
-      }
-    }
-  }
-
   private async watchStatus(nc: NatsConnection): Promise<void> {
     for await (const s of nc.status()) {
       if (s.type === 'error') this.onNatsError(s.error);
@@ -472,17 +459,8 @@ export class BusSource implements ReplicaSource {
 
   /** A refusal of the server: reported with its code (permissions once per subject). */
   private onNatsError(error: Error): void {
-    const refusal = permissionRefusal(error) as (Error & { subject?: unknown }) | undefined;
-    if (refusal !== undefined) {
-      const subject = typeof refusal.subject === 'string' ? refusal.subject : '';
-      if (this.refusedSubjects.has(subject)) return;
-      this.refusedSubjects.add(subject);
-      return this.report(permissionError(error, `an operation on ${subject || 'the bus'}`));
-    }
-    if (isAuthRefusal(error)) {
-      const servers = this.options.natsUrl === undefined ? [] : checkNatsUrls(this.options.natsUrl);
-      this.report(connectError(error, servers, hasCredentials(this.options.natsAuth, this.options.natsOptions)));
-    }
+    const refusal = this.refusals.read(error);
+    if (refusal?.report === true) this.report(refusal.error);
   }
 
   private onHeartbeat(text: string): void {
@@ -724,7 +702,7 @@ export class BusSource implements ReplicaSource {
     for (const [m, data] of pending) this.onMessage(feed, token, m, data);
   }
 
-  /** One batch: its updates above the last one delivered, each to every reader (see busProtocol.ts). */
+  /** One batch: its updates above the last one delivered, each to every reader (see wire/updateBatch.ts). */
   private onMessage(feed: BusFeed, token: number, m: Msg, data: Uint8Array): void {
     if (token !== feed.token) return;
     let batch: ReturnType<typeof readSourceUpdates>;
@@ -744,7 +722,7 @@ export class BusSource implements ReplicaSource {
   }
 
   /**
-   * A reset at stream sequence `at` (busProtocol.ts): what the feed delivered before it may
+   * A reset at stream sequence `at` (wire/resetMessage.ts): what the feed delivered before it may
    * hold a message no relay applied. The feed starts again from a KV entry past the reset
    * (its relay writes one in its new epoch); its readers resync meanwhile.
    */

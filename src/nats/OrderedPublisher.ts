@@ -38,7 +38,7 @@
  */
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Clock, Timer } from '../clock';
-import { decodePublishAck, UPDATE_HEADERS, type PublishAck } from './busProtocol';
+import { decodePublishAck, UPDATE_HEADERS, type PublishAck } from './wire';
 
 /** One message to publish. */
 export interface PublishJob {

@@ -5,7 +5,7 @@
  * the stream's subject (message id `<streamKey>#<first>-<last>`: JetStream stores each batch once,
  * whichever relay publishes it first), keeps an aligned snapshot in the KV bucket (written on
  * every (re)sync and refreshed every `snapshotRefreshMs` / `snapshotRefreshUpdates`), and
- * sends a heartbeat with every stream's status. See busProtocol.ts for the wire and
+ * sends a heartbeat with every stream's status. See wire/ for the wire and
  * StreamRelay.ts for the guarantees.
  */
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
@@ -20,10 +20,11 @@ import { StreamSync, type LoadedSnapshot, type StreamSyncOptions } from '../repl
 import { ResyncLimiter } from '../replicas/ResyncLimiter';
 import { loadThroughPolicy } from '../replicas/SnapshotLoader';
 import type { AppliedHook } from '../replicas/AppliedChange';
-import { streamKey, type ChannelName } from '../protocol';
-import { BUS_FORMAT_VERSION, exactJson, isResetMessage, readBatchHead, MARKETS_META_KEY, type MarketsMeta, encodeHeartbeat, heartbeatSubject, SNAPSHOT_HISTORY, UPDATE_HEADERS, updateStreamConfig, type Heartbeat, type HeartbeatStream, type RelayStreamStatus } from './busProtocol';
+import { streamKey } from '../protocol';
+import { BUS_FORMAT_VERSION, isResetMessage, readBatchHead, MARKETS_META_KEY, type MarketsMeta, encodeHeartbeat, heartbeatSubject, SNAPSHOT_HISTORY, UPDATE_HEADERS, updateStreamConfig, type Heartbeat, type HeartbeatStream, type RelayStreamStatus, sameUpdates, encodeMarketsMeta } from './wire';
 import { loadNats, type NatsModules } from './natsModules';
-import { connectError, hasCredentials, isAuthRefusal, natsAuthOptions, permissionError, permissionRefusal } from './natsAuth';
+import { hasCredentials, permissionError } from './natsAuth';
+import { connectNats, NatsRefusals } from './natsConnection';
 import { OrderedPublisher } from './OrderedPublisher';
 import { resolveRelayOptions, type RelayStream, type ReplicaRelayOptions, type ResolvedRelayOptions } from './relayOptions';
 import { defaultStreams } from './relayStreams';
@@ -69,8 +70,8 @@ export class ReplicaRelay {
   private readonly replicaOptions: StreamSyncOptions;
   private heartbeatTimer?: Timer;
   private busCheckTimer?: Timer;
-  /** Subjects whose refusal (`ERR_BUS_PERMISSION`) was reported since the last connect. */
-  private readonly refusedSubjects = new Set<string>();
+  /** NATS's refusals (`ERR_BUS_PERMISSION` reported once per subject since the last connect). */
+  private readonly refusals: NatsRefusals;
   /** False from a NATS disconnect until {@link ReplicaRelay.checkBus} has seen the updates stream. */
   private busKnown = true;
   private readonly busCheckBackoff: Backoff;
@@ -91,6 +92,7 @@ export class ReplicaRelay {
     /** The updates stream's creation time when the relay started (see {@link ReplicaRelay.checkBus}). */
     private streamCreated: string,
   ) {
+    this.refusals = new NatsRefusals(options.natsUrl ?? [], hasCredentials(options.natsAuth, options.natsOptions));
     this.busCheckBackoff = new Backoff({ ...options.retry, retries: Number.POSITIVE_INFINITY });
     this.errors$ = this.errorSubject.asObservable();
     this.status$ = this.statusSubject.asObservable();
@@ -134,7 +136,7 @@ export class ReplicaRelay {
     let nats: NatsConnection | undefined;
     const ownsNats = o.nats === undefined;
     try {
-      nats = o.nats ?? (await connectNats(mods, o));
+      nats = o.nats ?? (await connectNats(mods, { servers: o.natsUrl!, auth: o.natsAuth, options: o.natsOptions }));
       const js = mods.jetstream.jetstream(nats);
       const jsm = await jetstreamManager(mods, nats);
       const created = await ensureStream(mods, jsm, o);
@@ -280,23 +282,17 @@ export class ReplicaRelay {
         this.busKnown = false;
         this.publisher.disconnected();
       } else if (s.type === 'reconnect') {
-        this.refusedSubjects.clear();
+        this.refusals.clear();
         void this.checkBus();
       } else if (s.type === 'error') this.onNatsError(s.error);
     }
   }
 
   private onNatsError(error: Error): void {
-    const refusal = permissionRefusal(error) as (Error & { operation?: unknown; subject?: unknown }) | undefined;
-    if (refusal !== undefined) {
-      const subject = typeof refusal.subject === 'string' ? refusal.subject : '';
-      const coded = permissionError(error, refusal.operation === 'subscription' ? `a subscription to ${subject}` : `a publish to ${subject}`)!;
-      if (refusal.operation !== 'subscription' && subject !== '') this.publisher.refused(subject, coded);
-      if (this.refusedSubjects.has(subject)) return;
-      this.refusedSubjects.add(subject);
-      return this.report(coded);
-    }
-    if (isAuthRefusal(error)) this.report(connectError(error, this.options.natsUrl ?? [], hasCredentials(this.options.natsAuth, this.options.natsOptions)));
+    const refusal = this.refusals.read(error);
+    if (refusal === undefined) return;
+    if (refusal.publishSubject !== undefined) this.publisher.refused(refusal.publishSubject, refusal.error);
+    if (refusal.report) this.report(refusal.error);
   }
 
   /**
@@ -372,23 +368,6 @@ export class ReplicaRelay {
   }
 }
 
-const TIMESTAMP = /,"timestamp_ns":"\d{1,20}"/g;
-
-/** Two batches' texts hold the same updates (their timestamps aside). */
-function sameUpdates(a: string, b: string): boolean {
-  return a === b || a.replace(TIMESTAMP, '') === b.replace(TIMESTAMP, '');
-}
-
-async function connectNats(mods: NatsModules, o: ResolvedRelayOptions): Promise<NatsConnection> {
-  const servers = [...o.natsUrl!];
-  const auth = natsAuthOptions(mods, o.natsAuth, servers);
-  try {
-    return await mods.transport.connect({ ...o.natsOptions, ...auth, servers });
-  } catch (cause) {
-    throw connectError(cause, servers, hasCredentials(o.natsAuth, o.natsOptions));
-  }
-}
-
 async function jetstreamManager(mods: NatsModules, nats: NatsConnection): Promise<JetStreamManager> {
   try {
     return await mods.jetstream.jetstreamManager(nats);
@@ -449,7 +428,7 @@ async function writeMarketsMeta(client: ExchangeClient, kv: KV, relayId: string)
     () => null,
   );
   const meta: MarketsMeta = { v: BUS_FORMAT_VERSION, markets, tokens, relayId };
-  await kv.put(MARKETS_META_KEY, exactJson(meta));
+  await kv.put(MARKETS_META_KEY, encodeMarketsMeta(meta));
 }
 
 function apiCode(error: unknown): number | undefined {

@@ -12,7 +12,7 @@
  * other may see its entry replaced by an older one: consumers read older entries correctly.)
  */
 import type { KV } from '@nats-io/kv';
-import { decodeSnapshotRecord, encodeSnapshotRecord, type SnapshotRecord } from './busProtocol';
+import { decodeSnapshotRecord, encodeSnapshotRecord, type SnapshotRecord } from './wire';
 
 /** Tries of one write when other writers keep changing the entry. */
 const MAX_TRIES = 5;

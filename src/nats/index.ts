@@ -53,7 +53,7 @@ export {
   type RelayStreamStatus,
   MARKETS_META_KEY,
   type MarketsMeta,
-} from './busProtocol';
+} from './wire';
 export { loadNats, NATS_PACKAGES, type NatsModules } from './natsModules';
 export { serveRelayMetrics, relayHealth, RELAY_METRIC_NAMES, METRICS_PACKAGE, type RelayMetricsOptions, type RelayMetricsServer, type RelayHealth, type MetricsRelay } from './relayMetrics';
 export type { StreamRelayStats } from './StreamRelay';

@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ExchangeReplicaError, InvalidParameterError } from '../errors';
-import type { HeartbeatStream, RelayStreamStatus } from './busProtocol';
+import type { HeartbeatStream, RelayStreamStatus } from './wire';
 import type { BreakReason, StreamRelayStats } from './StreamRelay';
 
 type PromClient = typeof import('prom-client');

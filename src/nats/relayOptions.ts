@@ -5,7 +5,7 @@ import type { ExchangeClient, ExchangeClientOptions } from '../client';
 import { resolveBackoffOptions, type BackoffOptions, type Clock, type ResolvedBackoffOptions, systemClock } from '../clock';
 import { InvalidParameterError } from '../errors';
 import { CHANNELS, isChannelName, streamKey, validateScope, type ChannelName, type Scope } from '../protocol';
-import { busNames, DEFAULT_BUS_PREFIX, DEFAULT_HEARTBEAT_MS, DEFAULT_STREAM_LIMITS, encodeToken, HEARTBEAT_INTERVAL_MS, type BusNames, type BusStreamLimits } from './busProtocol';
+import { busNames, DEFAULT_BUS_PREFIX, DEFAULT_HEARTBEAT_MS, DEFAULT_STREAM_LIMITS, encodeToken, HEARTBEAT_INTERVAL_MS, type BusNames, type BusStreamLimits } from './wire';
 import { checkNatsAuth, checkNatsUrls, type NatsAuth } from './natsAuth';
 
 /** One stream to carry: a channel and its feed scope (`market_id`, `is_perps`, `interval`, `address`, `subaccount_id`). */

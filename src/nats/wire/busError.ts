@@ -1,0 +1,4 @@
+import { ExchangeReplicaError } from '../../errors';
+
+/** A bus message or name this module cannot read or write: `ERR_BUS`, with what is wrong. */
+export const busError = (message: string): ExchangeReplicaError => new ExchangeReplicaError('ERR_BUS', message);
