@@ -15,8 +15,8 @@
  * Each job learns its outcome by its callbacks, exactly once: `onAck` with JetStream's
  * acknowledgement, or `onError` for a negative or unreadable acknowledgement, no answer
  * within `timeoutMs`, a publish the client refused, a NATS disconnect before the answer
- * ({@link OrderedPublisher.disconnected}: the answer was lost with the connection) or the
- * publisher closing. The owner's recovery (StreamRelay: the stream resyncs from a fresh
+ * ({@link OrderedPublisher.disconnected}: the answer was lost with the connection; with
+ * `noLeaderWaitMs` it is sent again after the reconnect instead) or the publisher closing. The owner's recovery (StreamRelay: the stream resyncs from a fresh
  * snapshot, its later jobs are dropped unsent, and what it publishes again JetStream
  * deduplicates by message id) keeps each stream ordered and complete.
  *
@@ -108,6 +108,8 @@ export class OrderedPublisher {
   private readonly resentTop = new Map<string, number>();
   private retryTimer?: Timer;
   private retryBackoffMs = NO_LEADER_BACKOFF_MS;
+  /** Disconnected, holding what awaited its answer (see {@link disconnected}): nothing is sent until {@link reconnected}. */
+  private offline = false;
 
   constructor(
     private readonly nc: Pick<NatsConnection, 'publish' | 'subscribe'>,
@@ -131,13 +133,29 @@ export class OrderedPublisher {
   }
 
   /**
-   * The NATS connection dropped: the acknowledgements of what was sent are lost with it, so
+   * The NATS connection dropped: the acknowledgements of what was sent are lost with it. With
+   * `noLeaderWaitMs` (a replicated stream, where a node's loss moves the connection to another
+   * node), every publish awaiting its answer is kept and sent again, in order and ahead of the
+   * queue, once NATS is back ({@link reconnected}); nothing is sent meanwhile. Each may have been
+   * stored: JetStream deduplicates by message id, and the answer says so. Failing them instead
+   * ended every stream's epoch on every relay connected to the lost node: a hole in each
+   * subject that no relay filled, a gap for every consumer of an event stream. Past the wait
+   * (from a publish's first send) a publish fails when it would be sent again. Without it,
    * every outstanding publish fails now rather than at its timeout.
    */
   disconnected(): void {
+    if ((this.options.noLeaderWaitMs ?? 0) > 0 && !this.closed) return this.hold();
     const error = new Error('NATS disconnected before JetStream acknowledged the message');
     this.failRetry(error);
     this.failOutstanding(error);
+  }
+
+  /** NATS is back: the publishes held since the disconnect are sent again, in order, then the queue. */
+  reconnected(): void {
+    if (!this.offline || this.closed) return;
+    this.offline = false;
+    if (this.retry.length > 0) this.resume();
+    else this.pump();
   }
 
   /**
@@ -173,7 +191,7 @@ export class OrderedPublisher {
   }
 
   private pump(): void {
-    if (this.retry.length > 0) return; // stopped: the publishes to send again go first
+    if (this.retry.length > 0 || this.offline) return; // stopped: the publishes to send again go first
     while (!this.closed && this.outstanding < this.options.maxInFlight && this.head < this.queue.length) {
       const job = this.queue[this.head++]!;
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
@@ -254,6 +272,30 @@ export class OrderedPublisher {
     this.armRetry();
   }
 
+  /** The connection dropped: every publish awaiting its answer waits, in order, to be sent again after the reconnect (their answers are lost). */
+  private hold(): void {
+    if (this.retry.length === 0) this.resentTop.clear();
+    const moved: PublishJob[] = [];
+    for (let i = this.flightHead; i < this.flight.length; i++) {
+      const e = this.flight[i]!;
+      if (e.settled) continue;
+      e.settled = true;
+      this.outstanding--;
+      if (!this.firstSent.has(e.job)) this.firstSent.set(e.job, e.sentAtMs);
+      moved.push(e.job);
+    }
+    this.flight.length = 0;
+    this.flightHead = 0;
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.limbo.clear();
+    this.retryTimer?.cancel();
+    this.retryTimer = undefined;
+    this.retryBackoffMs = NO_LEADER_BACKOFF_MS;
+    this.retry = [...moved, ...this.retry];
+    this.offline = true;
+  }
+
   /** A publish sent again must be stored after those of its subject sent again before it. */
   private inOrder(job: PublishJob, ack: PublishAck): boolean {
     const top = this.resentTop.get(job.subject);
@@ -292,7 +334,7 @@ export class OrderedPublisher {
 
   private onRetryTimer(): void {
     this.retryTimer = undefined;
-    if (this.closed) return;
+    if (this.closed || this.offline) return;
     // An answer that never came (taken by a leader that died): sent again, a duplicate if it was stored.
     const now = this.options.clock.nowMs();
     for (const [token, m] of [...this.limbo]) if (now - m.sentAtMs >= this.options.timeoutMs) this.limbo.delete(token);

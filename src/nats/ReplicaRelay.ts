@@ -270,8 +270,9 @@ export class ReplicaRelay {
   }
 
   /**
-   * A NATS disconnect loses the acknowledgements on their way: the publishes awaiting them
-   * fail at once (their streams resync). A reconnect may find the bus reset (see
+   * A NATS disconnect loses the acknowledgements on their way: the publishes awaiting them are
+   * sent again after the reconnect on a replicated stream (`noLeaderWaitMs`), else fail at
+   * once (their streams resync; OrderedPublisher.disconnected). A reconnect may find the bus reset (see
    * {@link ReplicaRelay.checkBus}). A publish the server refused to these credentials fails
    * at once too (`ERR_BUS_PERMISSION`, reported once per subject until a reconnect).
    */
@@ -283,6 +284,7 @@ export class ReplicaRelay {
         this.publisher.disconnected();
       } else if (s.type === 'reconnect') {
         this.refusals.clear();
+        this.publisher.reconnected();
         void this.checkBus();
       } else if (s.type === 'error') this.onNatsError(s.error);
     }

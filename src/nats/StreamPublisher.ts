@@ -23,6 +23,9 @@ import { encodeResetMessage, encodeUpdateBatch, encodeUpdateMessage, MAX_BATCH_C
 /** Exchange seq -> JetStream seq entries kept per stream (the newest; older ones cannot align a snapshot the KV does not already beat). */
 const MAX_POSITIONS = 200_000;
 
+/** How long a batch answered as a duplicate is compared again with the stored message while the comparison fails (ms): past it, a conflict. */
+const DUPLICATE_CHECK_MS = 60_000;
+
 /** What the publisher asks of its stream relay besides {@link EpochHooks}. */
 export interface PublisherHooks extends EpochHooks {
   /** A carry failure outside an epoch: counted only. */
@@ -156,10 +159,18 @@ export class StreamPublisher {
    * this batch; otherwise readers may have applied something this relay never applied: a reset
    * and a new epoch.
    */
-  private onDuplicate(epoch: number, first: bigint, last: bigint, ack: PublishAck, payload: string): void {
+  private onDuplicate(epoch: number, first: bigint, last: bigint, ack: PublishAck, payload: string, sinceMs = this.clock.nowMs()): void {
     this.deps.storedEquals(this.subject, payload, ack.seq).then(
       (same) => this.hooks.guard(() => (same ? this.onAck(epoch, first, last, ack) : this.onConflict(first, last, ack, undefined))),
-      (error: unknown) => this.hooks.guard(() => this.onConflict(first, last, ack, error)),
+      (error: unknown) =>
+        this.hooks.guard(() => {
+          // Not compared (JetStream busy: an election, a node lost): compared again. Only a stored
+          // message seen to differ is a conflict; a reset for a failed look-up made every
+          // consumer of an event stream start again past the records it lacked (a gap).
+          if (this.state.closed) return;
+          if (this.clock.nowMs() - sinceMs >= DUPLICATE_CHECK_MS) return this.onConflict(first, last, ack, error);
+          this.clock.setTimer(() => this.hooks.guard(() => this.onDuplicate(epoch, first, last, ack, payload, sinceMs)), this.options.retry.maxDelayMs, { unref: true });
+        }),
     );
   }
 
