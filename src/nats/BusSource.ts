@@ -26,7 +26,7 @@ import { BusStoreReader } from './BusStoreReader';
 import { resolveBusSourceOptions, type BusSourceOptions, type ResolvedBusSourceOptions } from './busSourceOptions';
 import { FeedRunner } from './FeedRunner';
 import { hasCredentials } from './natsAuth';
-import { connectNats, NatsRefusals } from './natsConnection';
+import { connectNats, NatsRefusals, natsFailure } from './natsConnection';
 import { loadNats, type NatsModules } from './natsModules';
 import { RelayHeartbeats, type CarriedStream } from './RelayHeartbeats';
 import type { BusNames, MarketsMeta } from './wire';
@@ -226,9 +226,10 @@ export class BusSource implements ReplicaSource {
     if (this.heartbeats.read(text)) for (const feed of this.feeds.values()) if (feed.phase === 'waiting') this.runner.check(feed);
   }
 
+  /** Reports a failure survived, as the library's error (what NATS threw as its `cause`). */
   private report(error: unknown): void {
     try {
-      this.options.onError?.(error);
+      this.options.onError?.(natsFailure(error, 'reading the bus'));
     } catch {
       // A failing hook must not take the source down.
     }

@@ -5,6 +5,7 @@
  */
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
+import { ExchangeReplicaError } from '../errors';
 import type { BusFeed } from './BusFeed';
 import { loadNats } from './natsModules';
 import { decodeMarketsMeta, decodeSnapshotRecord, MARKETS_META_KEY, readBatchHead, type BusNames, type MarketsMeta, type SnapshotRecord } from './wire';
@@ -58,7 +59,7 @@ export class BusStoreReader {
     const createdMs = e.created.getTime();
     if (cached !== undefined && cached.revision === e.revision && cached.createdMs === createdMs) return cached.record;
     const record = decodeSnapshotRecord(e.string());
-    if (record.streamKey !== feed.key) throw new Error(`KV entry ${feed.kvKey} holds stream ${record.streamKey}, expected ${feed.key}`);
+    if (record.streamKey !== feed.key) throw new ExchangeReplicaError('ERR_BUS', `KV entry ${feed.kvKey} holds stream ${record.streamKey}, expected ${feed.key}`, { stream: feed.key });
     feed.entryCache = { revision: e.revision, createdMs, record };
     return record;
   }

@@ -3,7 +3,7 @@
  * write replaces the entry only when its exchange sequence S is above the entry's (compare
  * and set on the entry's revision, retried on a conflict). Two relays writing the same
  * stream therefore leave the newest snapshot, whatever the order of their writes; every
- * entry is aligned by the relay that wrote it (see StreamRelay), so any of them is valid.
+ * entry is aligned by the relay that wrote it (see SnapshotAligner), so any of them is valid.
  *
  * One exception: an entry above the writer's `ceiling` (the seq its own replica is at) is
  * ahead of anything the writer applied from the exchange, which no relay of the same exchange
@@ -12,6 +12,7 @@
  * other may see its entry replaced by an older one: consumers read older entries correctly.)
  */
 import type { KV } from '@nats-io/kv';
+import { natsFailure } from './natsConnection';
 import { decodeSnapshotRecord, encodeSnapshotRecord, type SnapshotRecord } from './wire';
 
 /** Tries of one write when other writers keep changing the entry. */
@@ -36,7 +37,8 @@ export class SnapshotStore {
    * sequence (unless that entry is above `ceiling`: see the module comment). `wanted` is asked before each request: once false (the writer's epoch ended,
    * or NATS dropped and the bucket may have been recreated since, where a revision read
    * before would match an unrelated entry), the write stops with nothing more sent.
-   * @throws the KV's error when a write fails for another reason than a conflict;
+   * @throws ExchangeReplicaError `ERR_BUS` (`ERR_BUS_PERMISSION` for a refusal, the KV's error
+   *   as its `cause`) when a read or a write fails for another reason than a conflict;
    *   {@link SnapshotWriteSuperseded} when `wanted()` turned false.
    */
   async write(key: string, record: SnapshotRecord, wanted: () => boolean = () => true, ceiling?: bigint): Promise<StoreResult> {
@@ -46,7 +48,9 @@ export class SnapshotStore {
     };
     for (let attempt = 1; ; attempt++) {
       check();
-      const entry = await this.kv.get(key);
+      const entry = await this.kv.get(key).catch((error: unknown) => {
+        throw natsFailure(error, `reading KV entry ${key}`);
+      });
       check();
       const current = entry !== null && entry.operation === 'PUT' ? readRecord(entry.string()) : undefined;
       const ahead = ceiling !== undefined && current !== undefined && current.sequence > ceiling;
@@ -55,7 +59,7 @@ export class SnapshotStore {
         const revision = entry === null ? await this.kv.create(key, value) : await this.kv.update(key, value, entry.revision);
         return { outcome: 'written', sequence: record.sequence, revision };
       } catch (error) {
-        if (attempt >= MAX_TRIES || !isConflict(error)) throw error;
+        if (attempt >= MAX_TRIES || !isConflict(error)) throw natsFailure(error, `writing KV entry ${key}`);
       }
     }
   }
@@ -67,7 +71,11 @@ export class SnapshotStore {
   }
 }
 
-/** A write given up because its writer no longer wanted it (see {@link SnapshotStore.write}). */
+/**
+ * A write given up because its writer no longer wanted it (see {@link SnapshotStore.write}).
+ * A signal between the store and its writer (SnapshotAligner holds the snapshot back on it),
+ * never reported nor seen by a caller: not an `ExchangeReplicaError`.
+ */
 export class SnapshotWriteSuperseded extends Error {
   constructor(key: string) {
     super(`the snapshot write of ${key} was given up: its epoch ended or the bus changed`);

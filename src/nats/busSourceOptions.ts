@@ -1,7 +1,7 @@
 /** The options of a `BusSource` (a bus consumer), and their one check. */
 import type { ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
 import { systemClock, type Clock } from '../clock';
-import { InvalidParameterError } from '../errors';
+import { InvalidParameterError, type ExchangeReplicaError } from '../errors';
 import { checkNatsAuth, checkNatsUrls, type NatsAuth } from './natsAuth';
 import { busNames, DEFAULT_BUS_PREFIX, HEARTBEAT_INTERVAL_MS, type BusNames } from './wire';
 
@@ -47,8 +47,12 @@ export interface BusSourceOptions {
   readonly consumerHeartbeatMs?: number;
   /** @default the system clock */
   readonly clock?: Clock;
-  /** Something went wrong and was survived (an unreadable message or KV entry, a consumer that failed to start). */
-  readonly onError?: (error: unknown) => void;
+  /**
+   * Something went wrong and was survived (an unreadable message or KV entry, a consumer that
+   * failed to start): an `ExchangeReplicaError` (`ERR_BUS`, `ERR_BUS_PERMISSION`, ...; what the
+   * NATS client threw is its `cause`).
+   */
+  readonly onError?: (error: ExchangeReplicaError) => void;
 }
 
 /** {@link BusSourceOptions} checked, with their defaults. */

@@ -6,7 +6,8 @@
  */
 import type { ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
 import { Backoff, sleep, type Clock } from '../clock';
-import type { ExchangeReplicaError } from '../errors';
+import { ExchangeReplicaError } from '../errors';
+import { messageOf } from '../errors/messageOf';
 import { connectError, hasCredentials, isAuthRefusal, isTlsRefusal, natsAuthOptions, permissionError, permissionRefusal, type NatsAuth } from './natsAuth';
 import type { NatsModules } from './natsModules';
 
@@ -103,4 +104,23 @@ export class NatsRefusals {
   clear(): void {
     this.subjects.clear();
   }
+}
+
+/** What a JavaScript engine throws for a bug (not a NATS client's failure). */
+const BUG_NAMES: ReadonlySet<string> = new Set(['TypeError', 'RangeError', 'ReferenceError', 'SyntaxError', 'EvalError', 'URIError']);
+
+/**
+ * A failure met on the bus as the library's error: an `ExchangeReplicaError` as it is; NATS's
+ * refusal of an operation to these credentials `ERR_BUS_PERMISSION`; a JavaScript engine's
+ * error (a bug) `ERR_INTERNAL`; anything else (the NATS client's failures: a timeout, a
+ * closed connection, a JetStream API error) `ERR_BUS`, `what` naming what was attempted.
+ * Each keeps the failure as its `cause`.
+ */
+export function natsFailure(error: unknown, what: string): ExchangeReplicaError {
+  if (error instanceof ExchangeReplicaError) return error;
+  const refused = permissionError(error, what);
+  if (refused !== undefined) return refused;
+  const name = (error as { name?: unknown } | null)?.name;
+  const code = typeof name === 'string' && BUG_NAMES.has(name) ? 'ERR_INTERNAL' : 'ERR_BUS';
+  return new ExchangeReplicaError(code, `${what} failed: ${messageOf(error)}`, {}, { cause: error });
 }

@@ -1,3 +1,5 @@
+import { ExchangeReplicaError } from '../../errors';
+import { messageOf } from '../../errors/messageOf';
 import { busError } from './busError';
 
 /**
@@ -30,5 +32,14 @@ export function checkJsonValue(v: unknown, path: string): void {
       return;
     default:
       throw busError(`${path} is a ${typeof v}: JSON cannot carry it exactly`);
+  }
+}
+
+/** `JSON.parse` of a bus record (`what` names it). @throws ExchangeReplicaError `ERR_BUS` when the text is not JSON. */
+export function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (cause) {
+    throw new ExchangeReplicaError('ERR_BUS', `invalid ${what}: not JSON (${messageOf(cause)})`, {}, { cause });
   }
 }

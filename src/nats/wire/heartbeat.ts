@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { isChannelName, safeParse, type ChannelName, type Scope } from '../../protocol';
 import { busError } from './busError';
+import { parseJson } from './exactJson';
 import { BUS_FORMAT_VERSION, checkVersion } from './formatVersion';
 import { Decimal, NullableDecimal, ScopeSchema } from './schemas';
 
@@ -99,7 +100,7 @@ export function encodeHeartbeat(h: Heartbeat): string {
 
 /** Reads a heartbeat payload. @throws ExchangeReplicaError `ERR_BUS` naming what is wrong. */
 export function decodeHeartbeat(text: string): Heartbeat {
-  const json: unknown = JSON.parse(text);
+  const json = parseJson(text, 'heartbeat');
   checkVersion(json, 'heartbeat');
   const parsed = safeParse(HeartbeatSchema, json);
   if (!parsed.success) throw busError(`invalid heartbeat: ${parsed.error.issues.map((i) => `${i.path.join('.') || '$'}: ${i.message}`).join('; ')}`);

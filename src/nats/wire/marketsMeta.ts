@@ -1,4 +1,4 @@
-import { exactJson } from './exactJson';
+import { exactJson, parseJson } from './exactJson';
 import { BUS_FORMAT_VERSION } from './formatVersion';
 
 /** KV key of the exchange's market list, written by every relay when it starts (no channel is named `meta`). */
@@ -19,8 +19,11 @@ export function encodeMarketsMeta(meta: MarketsMeta): string {
   return exactJson(meta);
 }
 
-/** Reads the KV value under {@link MARKETS_META_KEY}: undefined when it is of another format version or holds no market list. */
+/**
+ * Reads the KV value under {@link MARKETS_META_KEY}: undefined when it is of another format
+ * version or holds no market list. @throws ExchangeReplicaError `ERR_BUS` when it is not JSON.
+ */
 export function decodeMarketsMeta(text: string): MarketsMeta | undefined {
-  const meta = JSON.parse(text) as MarketsMeta;
+  const meta = parseJson(text, 'markets metadata') as MarketsMeta;
   return meta.v === BUS_FORMAT_VERSION && Array.isArray(meta.markets) ? meta : undefined;
 }

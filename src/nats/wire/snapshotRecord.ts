@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { CHANNELS, isChannelName, safeParse, streamKey, validateScope, type ChannelName, type OperationName, type Scope } from '../../protocol';
 import { busError } from './busError';
-import { checkJsonValue } from './exactJson';
+import { checkJsonValue, parseJson } from './exactJson';
 import { BUS_FORMAT_VERSION, checkVersion } from './formatVersion';
 import { Decimal, ScopeSchema } from './schemas';
 
@@ -68,7 +68,7 @@ export function encodeSnapshotRecord(r: SnapshotRecord): string {
  * @throws ExchangeReplicaError `ERR_BUS` naming what is wrong.
  */
 export function decodeSnapshotRecord(text: string): SnapshotRecord {
-  const json: unknown = JSON.parse(text);
+  const json = parseJson(text, 'snapshot record');
   checkVersion(json, 'snapshot record');
   const parsed = safeParse(SnapshotRecordSchema, json);
   if (!parsed.success) throw busError(`invalid snapshot record: ${parsed.error.issues.map((i) => `${i.path.join('.') || '$'}: ${i.message}`).join('; ')}`);
