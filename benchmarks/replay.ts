@@ -24,7 +24,7 @@ import { FeedRecorder, Recording, Replayer } from '../src/record';
 import type { OrderBook } from '../src/replicas/book';
 import { diffTop, makeDeltaStream, replayTop, type DeltaStream, type TopLevels } from './book/deltaStream';
 import { median, spreadOf, type Spread } from './lib/stats';
-import { runSeekBench, runSourceThroughput, type SeekResult, type SourceThroughput } from './replaySource';
+import { runSeekBench, runSourceThroughput, type RunFigures, type SeekResult, type SourceThroughput } from './replaySource';
 
 export interface ReplayBenchConfig {
   readonly frames: number;
@@ -224,7 +224,7 @@ export async function runReplayBench(config: ReplayBenchConfig, log: (line: stri
     const best = `${Number(expected.bids[0]?.[0])} ${Number(expected.asks[0]?.[0])}`;
     const source = error === undefined ? await runSourceThroughput(path, config.reps, best, log) : undefined;
     if (source?.error) error = `RecordingSource: ${source.error}`;
-    const seek = error === undefined ? await runSeekBench(dir, config.seekMinutes, log) : undefined;
+    const seek = error === undefined ? await runSeekBench(dir, config.seekMinutes, config.reps, log) : undefined;
     if (seek?.error) error = `seek: ${seek.error}`;
     const s = spreadOf(runs);
     return {
@@ -247,6 +247,8 @@ export async function runReplayBench(config: ReplayBenchConfig, log: (line: stri
 /** The markdown section of the report. */
 export function renderReplay(r: ReplayBenchResult): string {
   const k = (x: number) => `${Math.round(x).toLocaleString('en-US')}`;
+  const ms = (f: RunFigures) => `${f.median.toFixed(0)} (${f.min.toFixed(0)}-${f.max.toFixed(0)})`;
+  const runs = (f: RunFigures) => `${k(f.median)} (${k(f.min)}-${k(f.max)})`;
   return [
     `## Replay (${k(r.config.frames)}-frame book session, ${r.config.levels} levels a side, full speed, median of ${r.config.reps} runs)`,
     '',
@@ -258,13 +260,20 @@ export function renderReplay(r: ReplayBenchResult): string {
     `| live client (unrecorded run, fake feed): cost per update | ${((r.recording.baselineMs * 1000) / r.recording.frames).toFixed(2)} µs (${k(r.recording.frames / (r.recording.baselineMs / 1000))} updates/s) |`,
     ...(r.source
       ? [
-          `| RecordingSource, speed Infinity, book + a subscriber reading the best bid per emission | ${k(r.source.updatesPerSec)} updates/s (${(1e6 / r.source.updatesPerSec).toFixed(2)} µs/update), reading the file included |`,
-          `| ... of which decoding the file (inflate, unescape, fast decoder) | ${k(r.source.decodePerSec)} updates/s alone |`,
-          `| ... the replica side alone (decoded updates fed from memory -> StreamSync -> book -> subscriber) | ${k(r.source.feedPerSec)} updates/s (${(1e6 / r.source.feedPerSec).toFixed(2)} µs/update; target >= 1,000,000) |`,
+          `| RecordingSource, speed Infinity, book + a subscriber reading the best bid per emission (target >= 1,000,000) | ${runs(r.source.updatesPerSec)} updates/s (${(1e6 / r.source.updatesPerSec.median).toFixed(2)} µs/update), reading the file included |`,
+          `| ... floor on one thread: reading the file + the replica side fed from memory, one after the other | ${runs(r.source.floorPerSec)} updates/s; the replay runs at ${r.source.ratio.median.toFixed(2)} of it (${r.source.ratio.min.toFixed(2)}-${r.source.ratio.max.toFixed(2)}) |`,
+          `| ... reading the file alone (open + checksums, inflate, split into lines) | ${runs(r.source.readPerSec)} updates/s |`,
+          `| ... reading + the index + decoding each frame as the replay does | ${runs(r.source.decodePerSec)} updates/s |`,
+          `| ... the replica side alone (decoded updates fed from memory -> StreamSync -> book -> subscriber) | ${runs(r.source.feedPerSec)} updates/s (${(1e6 / r.source.feedPerSec.median).toFixed(2)} µs/update) |`,
+          `| ... the bare book (OrderBook.applyLevels + bestBid per update, no client) | ${runs(r.source.applyPerSec)} updates/s |`,
         ]
       : []),
     ...(r.seek
-      ? [`| seek: ${r.seek.minutes}-min recording at 200 frames/s (${k(r.seek.frames)} frames, ${k(r.seek.bytes)} bytes, book resynced every 5 min) | open ${r.seek.openMs.toFixed(0)} ms; open + seek to the middle + book live there ${r.seek.seekMs.toFixed(0)} ms (target < 1000) |`]
+      ? [
+          `| seek: ${r.seek.minutes}-min recording at 200 frames/s (${k(r.seek.frames)} frames, ${k(r.seek.bytes)} bytes, book resynced every 5 min): open + seek to the middle + book live there (target < 1000) | ${ms(r.seek.seekMs)} ms (open alone ${ms(r.seek.openMs)} ms) |`,
+          `| ... floor: the index up to the middle alone (every chunk before it inflated and scanned) | ${ms(r.seek.indexMs)} ms |`,
+          `| ... floor: inflating the chunks from the snapshot before the middle to it (~${k(r.seek.catchUpUpdates)} updates the book folds) | ${ms(r.seek.catchUpReadMs)} ms |`,
+        ]
       : []),
     `| exact (final book = plain replay, emissions = recording run's; RecordingSource's final book; seek live at the middle) | ${r.correct ? 'yes' : `NO: ${r.error}`} |`,
   ].join('\n');

@@ -1,12 +1,13 @@
 /**
  * What the frames of one subscription in one chunk of a recording decode to, as the router
- * would have decoded them live: updates (the library's fast decoder, the channel's schema
- * otherwise) with the recorded receive time, `resync_required`, and a `resync_required`
+ * would have decoded them live: updates (a `book` update of the compact form read in place,
+ * recordedBookFrame.ts; else the library's fast decoder, the channel's schema otherwise) with the recorded receive time, `resync_required`, and a `resync_required`
  * for a frame that cannot be read (the router resyncs the stream it names). The frames of
  * other subscriptions are skipped by their first bytes, undecoded. @internal
  */
 import { CHANNELS, fastDecodeServerFrame, frameSubscriptionId, validateWithDrift, type ChannelName } from '../protocol';
 import type { SourceResyncRequired, SourceUpdate } from '../replicas';
+import { readRecordedBookUpdate } from './recordedBookFrame';
 
 /** One event of a subscription, at its place (`order`) and recorded time (`at`, ms). */
 export interface DataItem {
@@ -68,8 +69,16 @@ export function nextFrameEvent(q: FrameQuery, from: number): DataItem | undefine
       frame = frameText(line, c2);
       if (frame === undefined || frameSubscriptionId(frame) !== q.subscriptionId) continue;
     }
-    frame ??= frameText(line, c2);
     const at = Number(line.slice(5, c1));
+    if (frame === undefined && q.channel === 'book' && line.charCodeAt(c2 + 1) === 34 /* " */ && line.endsWith('"]')) {
+      // The common case, read in place: the same values the general path below would give.
+      const book = readRecordedBookUpdate(line, c2 + 2, line.length - 2);
+      if (book !== undefined && book.subscriptionId === q.subscriptionId) {
+        const event: SourceUpdate = { kind: 'update', seq: uint64(book.seq), timestampNs: BigInt(book.timestampNs), receivedAtNs: receivedAt(lines[j + 1], at, q.wallNs), data: book.data, size: book.size };
+        return { order: q.baseOrder + j, at, event };
+      }
+    }
+    frame ??= frameText(line, c2);
     const event = frame === undefined ? INVALID : decodeEvent(frame, q.channel, receivedAt(lines[j + 1], at, q.wallNs));
     if (event !== undefined) return { order: q.baseOrder + j, at, event };
   }
