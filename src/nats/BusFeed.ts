@@ -30,6 +30,10 @@ export interface FeedReader {
   up: boolean;
   /** Its first snapshot request since its last `subscribed` is still to come. */
   awaitingFirst: boolean;
+  /** The id of its last `subscribed` (one per reader and join: a snapshot request names it). */
+  subscriptionId?: string;
+  /** The entry its last join started it from: the answer to its first snapshot request. */
+  anchor?: SnapshotRecord;
   /** Bumped at every join: a catch-up of an earlier one stops. */
   joins?: number;
   /** While it catches up: the live updates that wait for it, in order. */
@@ -55,6 +59,10 @@ export class BusFeed {
   phase: 'waiting' | 'starting' | 'running' | 'closed' = 'waiting';
   /** The KV entry joiners start from (see the module comment). */
   anchor?: SnapshotRecord;
+  /** The entry this generation started from: every update above it the subject holds was delivered since, but in {@link holes}. */
+  base?: SnapshotRecord;
+  /** Where each hole seen in this generation starts (its first seq missing): a reader below one cannot be given what it lacks. */
+  holes: bigint[] = [];
   /** The highest seq delivered in this generation. */
   lastSeq?: bigint;
   /** First seq after a hole seen in this generation. */
@@ -101,6 +109,8 @@ export class BusFeed {
   /** A new generation from `entry`: nothing delivered yet. */
   begin(entry: SnapshotRecord): void {
     this.anchor = entry;
+    this.base = entry;
+    this.holes = [];
     this.lastSeq = undefined;
     this.gapTo = undefined;
     this.aheadMark = undefined;
@@ -122,7 +132,10 @@ export class BusFeed {
     const top = updates[updates.length - 1];
     if (top === undefined) return;
     const base = this.lastSeq ?? this.anchor?.sequence;
-    if (base !== undefined && updates[0]!.seq > base + 1n) this.gapTo = updates[0]!.seq;
+    if (base !== undefined && updates[0]!.seq > base + 1n) {
+      this.gapTo = updates[0]!.seq;
+      this.holes.push(base + 1n);
+    }
     if (this.lastSeq === undefined || top.seq > this.lastSeq) this.lastSeq = top.seq;
     for (const u of updates) {
       for (const r of this.readers) {
@@ -141,16 +154,18 @@ export class BusFeed {
   }
 
   /**
-   * `subscribed` to one reader (its first snapshot will be the anchor). Returns what it lacks
-   * when updates above the anchor were delivered (the reader's live updates queue until its
+   * `subscribed` to one reader, started from `from` (the feed's anchor unless told: its first
+   * snapshot will be that entry). Returns what it lacks when updates above the entry were delivered (the reader's live updates queue until its
    * catch-up ends, see {@link endCatchUp}), undefined when it is live now.
    */
-  join(reader: FeedReader, subscriptionId: string, generation: number): CatchUpPlan | undefined {
+  join(reader: FeedReader, subscriptionId: string, generation: number, from: SnapshotRecord | undefined = this.anchor): CatchUpPlan | undefined {
     this.stopCatchUp(reader);
     reader.joins = (reader.joins ?? 0) + 1;
     reader.up = true;
     reader.awaitingFirst = true;
-    const a = this.anchor;
+    reader.subscriptionId = subscriptionId;
+    reader.anchor = from;
+    const a = from;
     const plan = a === undefined || this.lastSeq === undefined || this.lastSeq <= a.sequence ? undefined : { from: a.jsStartSeq, after: a.sequence, until: this.lastSeq };
     // Catching up before `subscribed`: the snapshot request it triggers waits for the catch-up.
     if (plan !== undefined) reader.queue = [];
@@ -209,8 +224,18 @@ export class BusFeed {
     }
   }
 
-  /** Marks one reader's first request answered. */
-  answeredFirst(): void {
+  /** The reader whose last `subscribed` carried `subscriptionId`, if it still reads. */
+  readerOf(subscriptionId: string): FeedReader | undefined {
+    for (const r of this.readers) if (r.subscriptionId === subscriptionId) return r;
+    return undefined;
+  }
+
+  /** Marks a reader's first request answered: `reader`'s when the request named it, else the first one awaiting. */
+  answeredFirst(reader?: FeedReader): void {
+    if (reader !== undefined) {
+      reader.awaitingFirst = false;
+      return;
+    }
     for (const r of this.readers) {
       if (!r.awaitingFirst) continue;
       r.awaitingFirst = false;

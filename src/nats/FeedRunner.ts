@@ -21,10 +21,14 @@
  *     retryable `SnapshotError` (the replica backs off and asks again: every relay writes
  *     a new entry when it resyncs);
  *   - the entry covers every seq delivered in this generation: it is the answer (the
- *     consumer keeps reading; the replica drops seq <= S);
- *   - the entry is below what was delivered: every reader of the feed gets `subscribed` and
- *     the updates delivered above the anchor (the consumer keeps reading; each reader
- *     catches up from the entry's `jsStartSeq`);
+ *     consumer keeps reading; the replica drops seq <= S), unless its page (an event
+ *     stream's newest records) does not reach back to the reader's watermark while the
+ *     subject holds the records between: then the reader starts again from an entry at or
+ *     below its watermark and catches up (no gap marker for records the bus holds);
+ *   - the entry is below what was delivered: the reader asking (the request names its
+ *     `subscribed`) gets `subscribed` and the updates delivered above the anchor (the
+ *     consumer keeps reading; it catches up from the entry's `jsStartSeq`); the feed's other
+ *     readers are left alone;
  * - `disconnected` when NATS drops: the consumer is deleted, and a new one starts (a new
  *   generation, from the KV entry of that time) when NATS and a relay heartbeat are back;
  * - `disconnected` when no relay heartbeat listed the stream `live` or `resyncing` for
@@ -81,6 +85,8 @@ export class FeedRunner {
   private readonly o: ResolvedBusSourceOptions;
   private readonly clock: Clock;
   private generation = 0;
+  /** Joins so far: numbers each reader's subscription id. */
+  private joins = 0;
 
   constructor(private readonly ctx: FeedContext) {
     this.o = ctx.options;
@@ -94,12 +100,14 @@ export class FeedRunner {
       throw new SnapshotError(`no bus stream is running for ${streamKey(query.channel, query.scope)}`, { channel: query.channel, stream: streamKey(query.channel, query.scope) });
     }
     const token = feed.token;
-    // A reader's first request after its `subscribed`: the anchor, whose updates above S it was given (once caught up).
-    if (feed.awaitingFirst) {
+    // The reader asking, when the request names it (its `subscribed`): only it rejoins below.
+    const reader = query.subscriptionId === undefined ? undefined : feed.readerOf(query.subscriptionId);
+    // A reader's first request after its `subscribed`: the entry it joined from, whose updates above S it was given (once caught up).
+    if (reader !== undefined ? reader.awaitingFirst : feed.awaitingFirst) {
       await feed.caughtUp();
       if (signal.aborted || token !== feed.token || feed.phase !== 'running' || feed.anchor === undefined) throw new AbortedError('the snapshot request was aborted', { stream: feed.key });
-      feed.answeredFirst();
-      return loadedOf(feed.anchor);
+      feed.answeredFirst(reader);
+      return loadedOf(reader?.anchor ?? feed.anchor);
     }
     const fresh = await this.ctx.store().readEntry(feed);
     if (signal.aborted || token !== feed.token || feed.phase !== 'running') throw new AbortedError('the snapshot request was aborted', { stream: feed.key });
@@ -107,14 +115,32 @@ export class FeedRunner {
     if (feed.gapTo !== undefined && fresh.sequence < feed.gapTo - 1n) {
       throw new SnapshotError(`the KV entry of ${feed.key} is at ${fresh.sequence}, the stream resumed at ${feed.gapTo}: waiting for a newer snapshot`, { stream: feed.key });
     }
-    if (fresh.sequence > (feed.lastSeq ?? feed.anchor.sequence)) return this.aheadAnswer(feed, fresh, token, signal);
+    if (fresh.sequence > (feed.lastSeq ?? feed.anchor.sequence)) return this.aheadAnswer(feed, fresh, token, signal, reader, query);
     feed.reanchor(fresh);
     // At or above everything delivered: every update it lacks is still to come.
-    if (feed.lastSeq === undefined || fresh.sequence >= feed.lastSeq) return loadedOf(fresh);
-    // Below what was delivered: every reader starts again from the anchor, catching up from
-    // JetStream (the updates it lacks were delivered before this request). Not awaited: this request ends now.
-    this.rejoinAll(feed);
+    if (feed.lastSeq === undefined || fresh.sequence >= feed.lastSeq) return this.answerFor(feed, fresh, reader, query);
+    // Below what was delivered: the reader asking starts again from the anchor, catching up from
+    // JetStream (the updates it lacks were delivered before this request); every reader when the
+    // request did not say whose it is. Not awaited: this request ends now.
+    this.rejoin(feed, reader);
     throw new AbortedError(`${feed.key}: restarted from snapshot ${feed.anchor.sequence}`, { stream: feed.key });
+  }
+
+  /**
+   * `entry` as the answer to `reader`'s request, unless it would skip records the reader lacks
+   * and the subject holds (an event stream's entry holds its newest page only: a reader further
+   * behind would mark a gap): then the reader starts again from an entry at or below its
+   * watermark (the feed's anchor, or the entry its generation started from) and is given the
+   * records since from JetStream. Not when a hole of this generation lies above its watermark:
+   * no relay published those records (the gap is real).
+   */
+  private answerFor(feed: BusFeed, entry: SnapshotRecord, reader: FeedReader | undefined, query: SnapshotQuery): LoadedSnapshot {
+    const watermark = query.since === undefined ? undefined : (query.since.watermark ?? 0n);
+    if (reader === undefined || watermark === undefined || pageReaches(entry, watermark) || feed.holes.some((h) => h > watermark)) return loadedOf(entry);
+    const from = [feed.anchor, feed.base].find((e): e is SnapshotRecord => e !== undefined && e.sequence <= watermark && feed.usable(e));
+    if (from === undefined) return loadedOf(entry);
+    this.join(feed, reader, ++this.generation, from);
+    throw new AbortedError(`${feed.key}: the snapshot at ${entry.sequence} does not reach back to ${watermark}, which the stream holds: restarted from snapshot ${from.sequence}`, { stream: feed.key });
   }
 
   /**
@@ -123,17 +149,16 @@ export class FeedRunner {
    * again from the feed's anchor and the stream's history (when updates above the anchor were
    * delivered), or wait for the next write.
    */
-  private async aheadAnswer(feed: BusFeed, fresh: SnapshotRecord, token: number, signal: AbortSignal): Promise<LoadedSnapshot> {
+  private async aheadAnswer(feed: BusFeed, fresh: SnapshotRecord, token: number, signal: AbortSignal, reader: FeedReader | undefined, query: SnapshotQuery): Promise<LoadedSnapshot> {
     const verdict = feed.usable(fresh) ? await this.believable(feed, fresh) : { believed: false, held: false, top: undefined };
     if (signal.aborted || token !== feed.token || feed.phase !== 'running' || feed.anchor === undefined) throw new AbortedError('the snapshot request was aborted', { stream: feed.key });
-    if (verdict.believed) {
-      if (verdict.held) feed.reanchor(fresh);
-      return loadedOf(fresh);
-    }
+    // Believed: the answer. The feed's anchor stays at or below what it delivered (moved ahead,
+    // the feed would skip the updates up to it that its other readers still need).
+    if (verdict.believed) return this.answerFor(feed, fresh, reader, query);
     this.refuse(feed, fresh, verdict.top);
     const a = feed.anchor;
     if (feed.lastSeq !== undefined && a.sequence <= feed.lastSeq && feed.usable(a)) {
-      this.rejoinAll(feed);
+      this.rejoin(feed, reader);
       throw new AbortedError(`${feed.key}: the KV entry is ahead of the stream; restarted from snapshot ${a.sequence} and the stream's history`, { stream: feed.key });
     }
     throw new SnapshotError(`the KV entry of ${feed.key} is at ${fresh.sequence}, ahead of the stream (at ${verdict.top ?? 'no update'}) and of every relay: waiting for the next write`, { stream: feed.key });
@@ -234,19 +259,27 @@ export class FeedRunner {
     }
   }
 
+  /** `reader` (every reader when undefined) starts again from the anchor (and catches up), without touching the consumer. */
+  private rejoin(feed: BusFeed, reader: FeedReader | undefined): void {
+    if (reader === undefined) return this.rejoinAll(feed);
+    this.join(feed, reader, ++this.generation);
+  }
+
   /** Every reader starts again from the anchor (and catches up), without touching the consumer. */
   private rejoinAll(feed: BusFeed): void {
     const generation = ++this.generation;
     for (const r of feed.readers) this.join(feed, r, generation);
   }
 
-  private join(feed: BusFeed, reader: FeedReader, generation: number): void {
-    const plan = feed.join(reader, this.subscriptionId(feed), generation);
+  /** `reader` joins from `from` (the feed's anchor unless told), catching up when updates above it were delivered. */
+  private join(feed: BusFeed, reader: FeedReader, generation: number, from: SnapshotRecord | undefined = feed.anchor): void {
+    const plan = feed.join(reader, this.subscriptionId(feed, from), generation, from);
     if (plan !== undefined) void catchUp(this.ctx, feed, reader, plan);
   }
 
-  private subscriptionId(feed: BusFeed): string {
-    return `${feed.subject}@${feed.anchor?.jsStartSeq ?? 0}`;
+  /** A new id per join (the reader it went to can be told from the others of its feed). */
+  private subscriptionId(feed: BusFeed, from: SnapshotRecord | undefined): string {
+    return `${feed.subject}@${from?.jsStartSeq ?? 0}#${++this.joins}`;
   }
 
   /**
@@ -390,6 +423,25 @@ export class FeedRunner {
     feed.consumer = undefined;
     void consumer?.stop();
   }
+}
+
+/**
+ * Whether `entry` leaves no record above `watermark` out: it is at or below it, or it is no
+ * event stream's page, or its page (the newest records, `{ records, exhausted }`) reaches back
+ * to the record after it.
+ */
+function pageReaches(entry: SnapshotRecord, watermark: bigint): boolean {
+  if (entry.sequence <= watermark) return true;
+  const page = entry.data as { readonly records?: unknown; readonly exhausted?: unknown } | null;
+  if (page === null || typeof page !== 'object' || !Array.isArray(page.records) || page.exhausted === true) return true;
+  let oldest: bigint | undefined;
+  for (const r of page.records as unknown[]) {
+    const seq = (r as { readonly sequence?: unknown } | null)?.sequence;
+    if (typeof seq !== 'string' || !/^\d{1,20}$/.test(seq)) continue;
+    const s = BigInt(seq);
+    if (oldest === undefined || s < oldest) oldest = s;
+  }
+  return oldest !== undefined && oldest <= watermark + 1n;
 }
 
 function loadedOf(entry: SnapshotRecord): LoadedSnapshot {

@@ -83,6 +83,11 @@ export interface SnapshotQuery {
    * (a first sync). State channels ignore it.
    */
   readonly since?: HistorySince;
+  /**
+   * The `subscriptionId` of the `subscribed` event the replica is syncing for: a source that
+   * serves several readers of one stream (the bus) answers that reader alone. @default none
+   */
+  readonly subscriptionId?: string;
   /** Honoured: an aborted request rejects with `AbortedError` and stops its work. */
   readonly signal: AbortSignal;
 }

@@ -97,6 +97,8 @@ export class StreamSync<S> {
   private seq = 0n;
   /** The seq of the last update the stream delivered since it was (re)subscribed; undefined when none. */
   private streamSeq?: bigint;
+  /** The id of the last `subscribed` (the source is told which of its readers asks for a snapshot). */
+  private subscriptionId?: string;
   private timestampNs = 0n;
   private receivedAtNs = 0n;
   private snapshotId = 0;
@@ -230,6 +232,7 @@ export class StreamSync<S> {
   }
 
   private onSubscribed(subscriptionId: string, generation: number): void {
+    this.subscriptionId = subscriptionId;
     const resubscribed = this.isLive();
     if (resubscribed) this.counts.resubscribed++;
     this.stopWork();
@@ -449,7 +452,7 @@ export class StreamSync<S> {
   private async loadAndBuild(signal: AbortSignal): Promise<BuiltState<S>> {
     const previous = this.hasState ? this.state : undefined;
     const since = previous !== undefined ? this.reducer.snapshotSince?.(previous) : undefined;
-    const loaded: LoadedSnapshot = await this.source.snapshot({ channel: this.channel, scope: this.scope, since, signal });
+    const loaded: LoadedSnapshot = await this.source.snapshot({ channel: this.channel, scope: this.scope, since, subscriptionId: this.subscriptionId, signal });
     const receivedAtNs = this.clock.nowNs();
     if (signal.aborted) throw new AbortedError('the snapshot request was aborted', { stream: this.key });
     return buildFromSnapshot(this.reducer, loaded, this.scope, previous, this.buffer.toArray(), receivedAtNs, this.errorContext(), this.onApplied !== undefined);
