@@ -13,7 +13,7 @@ import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import { ExchangeClient } from '../client';
-import { Backoff, type Timer } from '../clock';
+import { Backoff, type Clock, type Timer } from '../clock';
 import { ExchangeReplicaError } from '../errors';
 import { channelReducer } from '../replicas/channelReducers';
 import { StreamSync, type LoadedSnapshot, type StreamSyncOptions } from '../replicas';
@@ -21,23 +21,21 @@ import { ResyncLimiter } from '../replicas/ResyncLimiter';
 import { loadThroughPolicy } from '../replicas/SnapshotLoader';
 import type { AppliedHook } from '../replicas/AppliedChange';
 import { streamKey } from '../protocol';
-import { BUS_FORMAT_VERSION, isResetMessage, readBatchHead, MARKETS_META_KEY, type MarketsMeta, encodeHeartbeat, heartbeatSubject, SNAPSHOT_HISTORY, UPDATE_HEADERS, updateStreamConfig, type Heartbeat, type HeartbeatStream, type RelayStreamStatus, sameUpdates, encodeMarketsMeta } from './wire';
+import { BUS_FORMAT_VERSION, encodeHeartbeat, heartbeatSubject, isResetMessage, readBatchHead, sameUpdates, UPDATE_HEADERS, type Heartbeat, type HeartbeatStream, type RelayStreamStatus } from './wire';
 import { loadNats, type NatsModules } from './natsModules';
 import { hasCredentials, permissionError } from './natsAuth';
-import { connectNats, NatsRefusals } from './natsConnection';
+import { connectNats, NatsRefusals, natsFailure } from './natsConnection';
 import { OrderedPublisher } from './OrderedPublisher';
 import { resolveRelayOptions, type RelayStream, type ReplicaRelayOptions, type ResolvedRelayOptions } from './relayOptions';
 import { defaultStreams } from './relayStreams';
 import { SnapshotStore } from './SnapshotStore';
+import { ensureBucket, ensureStream, jetstreamManager, writeMarketsMeta } from './busSetup';
 import { StreamRelay, type BreakReason, type StreamRelayStats } from './StreamRelay';
 
 /** A stream's budget of refresh snapshots: as a replica's (`resyncBurst`, `resyncRefillMs` defaults). */
 const REFRESH_BURST = 5;
 const REFRESH_REFILL_MS = 1000;
 
-/** JetStream's code for a stream name already taken (two relays creating it at once). */
-const STREAM_NAME_IN_USE = 10058;
-const STREAM_NOT_FOUND = 10059;
 /** Bound of the final heartbeat and flush on close. */
 const CLOSE_FLUSH_MS = 2000;
 
@@ -55,12 +53,16 @@ export interface RelayStatusChange {
  * await relay.close();
  */
 export class ReplicaRelay {
-  /** Errors the relay survived (snapshot fetches, publishes, KV writes, the exchange's errors). */
-  readonly errors$: Observable<unknown>;
+  /**
+   * Errors the relay survived (snapshot fetches, publishes, KV writes, the exchange's errors),
+   * each an `ExchangeReplicaError`: what NATS threw is the `cause` of an `ERR_BUS` (or
+   * `ERR_BUS_PERMISSION`), anything else unexpected that of an `ERR_INTERNAL`.
+   */
+  readonly errors$: Observable<ExchangeReplicaError>;
   /** Every status change of a stream. */
   readonly status$: Observable<RelayStatusChange>;
 
-  private readonly errorSubject = new Subject<unknown>();
+  private readonly errorSubject = new Subject<ExchangeReplicaError>();
   private readonly statusSubject = new Subject<RelayStatusChange>();
   private readonly relays: StreamRelay[] = [];
   private readonly subscriptions: Subscription[] = [];
@@ -149,7 +151,7 @@ export class ReplicaRelay {
     } catch (error) {
       if (ownsNats && nats !== undefined) await nats.close().catch(() => undefined);
       if (ownsClient) await client.close();
-      throw permissionError(error, 'setting up the bus (the JetStream API, the updates stream, the snapshot bucket)') ?? error;
+      throw permissionError(error, 'setting up the bus (the JetStream API, the updates stream, the snapshot bucket)') ?? natsFailure(error, 'setting up the bus');
     }
   }
 
@@ -216,7 +218,7 @@ export class ReplicaRelay {
           // NATS is gone: nothing to tell.
         }
       }
-      if (this.ownsNats) await withTimeout(this.nats.drain(), CLOSE_FLUSH_MS).catch(() => this.nats.close());
+      if (this.ownsNats) await withTimeout(this.nats.drain(), CLOSE_FLUSH_MS, this.options.clock).catch(() => this.nats.close());
       if (this.ownsClient) await this.client.close();
       this.errorSubject.complete();
       this.statusSubject.complete();
@@ -359,92 +361,26 @@ export class ReplicaRelay {
     return seq <= sequence ? last.seq + 1 : undefined;
   }
 
+  /** Reports a failure survived, as the library's error (see {@link ReplicaRelay.errors$}). */
   private report(error: unknown): void {
     if (this.closing) return;
+    const coded = natsFailure(error, 'carrying the streams');
     try {
-      this.options.onError?.(error);
+      this.options.onError?.(coded);
     } catch {
       // A failing hook must not take the relay down.
     }
-    this.errorSubject.next(error);
+    this.errorSubject.next(coded);
   }
 }
 
-async function jetstreamManager(mods: NatsModules, nats: NatsConnection): Promise<JetStreamManager> {
-  try {
-    return await mods.jetstream.jetstreamManager(nats);
-  } catch (cause) {
-    throw permissionError(cause, 'the JetStream API ($JS.API.INFO)') ?? new ExchangeReplicaError('ERR_BUS', `JetStream is not available on the NATS server (start nats-server with -js): ${(cause as Error)?.message ?? String(cause)}`, {}, { cause });
-  }
-}
-
-/**
- * Creates the updates stream when it is missing; an existing one must take the bus's subjects
- * and deduplicate. Resolves to the stream's creation time (which tells a recreated stream).
- */
-async function ensureStream(mods: NatsModules, jsm: JetStreamManager, o: ResolvedRelayOptions): Promise<string> {
-  const { names } = o;
-  const wire = updateStreamConfig(names, o.streamLimits);
-  const { RetentionPolicy, DiscardPolicy, StorageType } = mods.jetstream;
-  const config = { ...wire, subjects: [...wire.subjects], retention: RetentionPolicy.Limits, discard: DiscardPolicy.Old, storage: wire.storage === 'memory' ? StorageType.Memory : StorageType.File };
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const info = await jsm.streams.info(names.stream);
-      if (!info.config.subjects?.includes(names.updateSubjects)) {
-        throw new ExchangeReplicaError('ERR_BUS', `JetStream stream ${names.stream} exists without subjects ${names.updateSubjects} (it has ${JSON.stringify(info.config.subjects ?? [])})`);
-      }
-      if (!(info.config.duplicate_window > 0)) throw new ExchangeReplicaError('ERR_BUS', `JetStream stream ${names.stream} has no duplicate window: relays would store an update twice`);
-      return info.created;
-    } catch (error) {
-      if (apiCode(error) !== STREAM_NOT_FOUND) throw error;
-    }
-    try {
-      return (await jsm.streams.add(config)).created;
-    } catch (error) {
-      if (apiCode(error) !== STREAM_NAME_IN_USE) throw new ExchangeReplicaError('ERR_BUS', `creating JetStream stream ${names.stream} failed: ${(error as Error)?.message ?? String(error)}`, {}, { cause: error });
-    }
-  }
-  throw new ExchangeReplicaError('ERR_BUS', `JetStream stream ${names.stream} was neither found nor created in 3 tries (created and deleted meanwhile by others?)`);
-}
-
-/** Opens the snapshot bucket, creating it when it is missing. */
-async function ensureBucket(mods: NatsModules, js: JetStreamClient, o: ResolvedRelayOptions): Promise<KV> {
-  const kvm = new mods.kv.Kvm(js);
-  try {
-    return await kvm.create(o.names.bucket, { history: SNAPSHOT_HISTORY, storage: o.streamLimits.storage === 'memory' ? mods.jetstream.StorageType.Memory : mods.jetstream.StorageType.File, replicas: o.streamLimits.replicas });
-  } catch (cause) {
-    // Created by someone else with other settings: use it as it is.
-    try {
-      return await kvm.open(o.names.bucket);
-    } catch {
-      throw new ExchangeReplicaError('ERR_BUS', `opening KV bucket ${o.names.bucket} failed: ${(cause as Error)?.message ?? String(cause)}`, {}, { cause });
-    }
-  }
-}
-
-/** The exchange's markets (and tokens when served) under MARKETS_META_KEY, for consumers without REST (`view --nats`). */
-async function writeMarketsMeta(client: ExchangeClient, kv: KV, relayId: string): Promise<void> {
-  const markets = (await client.rest.markets({ market_type: 'all' })).data;
-  const tokens = await client.rest.tokens().then(
-    (r) => r.data,
-    () => null,
-  );
-  const meta: MarketsMeta = { v: BUS_FORMAT_VERSION, markets, tokens, relayId };
-  await kv.put(MARKETS_META_KEY, encodeMarketsMeta(meta));
-}
-
-function apiCode(error: unknown): number | undefined {
-  const e = error as { code?: unknown; api_error?: { err_code?: unknown } } | null;
-  if (typeof e?.api_error?.err_code === 'number') return e.api_error.err_code;
-  return typeof e?.code === 'number' ? e.code : undefined;
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+/** `p`, or a rejection (`ERR_TIMEOUT`) once `ms` passed on `clock`. */
+function withTimeout<T>(p: Promise<T>, ms: number, clock: Clock): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    const t = clock.setTimer(() => reject(new ExchangeReplicaError('ERR_TIMEOUT', `timed out after ${ms} ms`)), ms);
     p.then(
-      (v) => (clearTimeout(t), resolve(v)),
-      (e: unknown) => (clearTimeout(t), reject(e)),
+      (v) => (t.cancel(), resolve(v)),
+      (e: unknown) => (t.cancel(), reject(e)),
     );
   });
 }

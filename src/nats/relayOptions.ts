@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { NatsConnection, NodeConnectionOptions } from '@nats-io/transport-node';
 import type { ExchangeClient, ExchangeClientOptions } from '../client';
 import { resolveBackoffOptions, type BackoffOptions, type Clock, type ResolvedBackoffOptions, systemClock } from '../clock';
-import { InvalidParameterError } from '../errors';
+import { InvalidParameterError, type ExchangeReplicaError } from '../errors';
 import { CHANNELS, isChannelName, streamKey, validateScope, type ChannelName, type Scope } from '../protocol';
 import { busNames, DEFAULT_BUS_PREFIX, DEFAULT_HEARTBEAT_MS, DEFAULT_STREAM_LIMITS, encodeToken, HEARTBEAT_INTERVAL_MS, type BusNames, type BusStreamLimits } from './wire';
 import { checkNatsAuth, checkNatsUrls, type NatsAuth } from './natsAuth';
@@ -102,8 +102,8 @@ export interface ReplicaRelayOptions {
   readonly maxBufferedUpdates?: number;
   /** Backoff of failed snapshot fetches and of resyncs that made no progress. @default { initialDelayMs: 100, maxDelayMs: 5000, factor: 2, jitter: 0.5, retries: Infinity } */
   readonly retry?: BackoffOptions;
-  /** Every error the relay survived (snapshot failures, publish failures, KV writes). @default none */
-  readonly onError?: (error: unknown) => void;
+  /** Every error the relay survived (snapshot failures, publish failures, KV writes), as on `errors$`. @default none */
+  readonly onError?: (error: ExchangeReplicaError) => void;
   /** @default the system clock */
   readonly clock?: Clock;
 }
@@ -131,7 +131,7 @@ export interface ResolvedRelayOptions {
   readonly noLeaderWaitMs: number;
   readonly maxBufferedUpdates: number;
   readonly retry: ResolvedBackoffOptions;
-  readonly onError?: (error: unknown) => void;
+  readonly onError?: (error: ExchangeReplicaError) => void;
   readonly clock: Clock;
 }
 
