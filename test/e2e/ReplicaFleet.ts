@@ -241,9 +241,12 @@ export class ReplicaFleet {
       this.client.account(a).subscribe({
         next: (e) => {
           // The first emission is the baseline: its recent fills are what was delivered so far.
-          if (t.latest === undefined) for (const f of e.state.recentFills) t.fills.onItem({ kind: 'record', sequence: BigInt(f.sequence), record: f });
+          // A replica already running (the client's pooled one) replays its latest emission
+          // first, changes and all: they are in its recent fills, so not counted again.
+          const first = t.latest === undefined;
+          if (first) for (const f of e.state.recentFills) t.fills.onItem({ kind: 'record', sequence: BigInt(f.sequence), record: f });
           t.latest = e;
-          for (const c of e.changes) {
+          if (!first) for (const c of e.changes) {
             if (c.kind === 'fill') t.fills.onItem({ kind: 'record', sequence: BigInt(c.fill.sequence), record: c.fill });
             else if (c.kind === 'fillGap') t.fills.onItem({ kind: 'gap', fromSequence: c.fromSequence, toSequence: c.toSequence, reason: c.reason });
           }
