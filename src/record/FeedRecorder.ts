@@ -18,17 +18,17 @@
  */
 import { InvalidParameterError } from '../errors';
 import type { Clock, Timer, TimerOptions } from '../clock';
-import { socketDataText } from '../connection/socketDataText';
+import { systemClock } from '../clock';
 import { defaultWebSocket } from '../connection/defaultWebSocket';
-import { openFeedSocket, type FeedSocket } from '../connection/openFeedSocket';
-import type { RawSocketData, WebSocketClientOptions, WebSocketConstructor, WebSocketLike } from '../connection/connectionOptions';
+import type { WebSocketConstructor } from '../connection/connectionOptions';
 import type { FetchLike } from '../rest';
 import type { ClientIoInterceptor, ClientIoSession } from '../client/ClientIo';
 import { RECORDING_FORMAT, RECORDING_VERSION, type Entry, type InputEntry, type RecordingStopReason, type SessionEnd, type SessionHeader } from './entries';
 import { storableOptions, type JsonValue } from './json';
 import { RecordingWriter } from './RecordingWriter';
 import type { TornTail } from './chunks';
-import { answerResponse, fetchFailure, abortError, SocketListeners, type SocketEvent } from './ioShapes';
+import { answerResponse, fetchFailure, abortError } from './ioShapes';
+import { recordingSocketClass, type SocketLog } from './RecordingSocket';
 
 /** Options of {@link FeedRecorder}. */
 export interface FeedRecorderOptions {
@@ -50,6 +50,12 @@ export interface FeedRecorderOptions {
   readonly meta?: JsonValue;
   /** Told once when the recording stops (bound reached, client closed, process exit). */
   readonly onStop?: (reason: RecordingStopReason, stats: RecorderStats) => void;
+  /**
+   * The recorder's own time: the session's start, each input's receive time, the flush and
+   * duration timers (the client's clock is another: its reads are what the recorder logs).
+   * @default the system clock
+   */
+  readonly clock?: Clock;
 }
 
 /** What a recorder has done so far. */
@@ -73,13 +79,12 @@ interface Pending {
   readonly valid: () => boolean;
 }
 
-const always = (): boolean => true;
-
 export class FeedRecorder implements ClientIoInterceptor {
   /** The torn tail of an earlier session that was cut off when the file was opened. */
   readonly repaired: TornTail | undefined;
   private readonly writer: RecordingWriter;
-  private readonly options: Required<Omit<FeedRecorderOptions, 'onStop' | 'meta'>> & Pick<FeedRecorderOptions, 'onStop' | 'meta'>;
+  private readonly options: Required<Omit<FeedRecorderOptions, 'onStop' | 'meta' | 'clock'>> & Pick<FeedRecorderOptions, 'onStop' | 'meta'>;
+  private readonly clock: Clock;
   private readonly queue: (Pending | undefined)[] = [];
   private queueHead = 0;
   private t0 = 0;
@@ -92,11 +97,18 @@ export class FeedRecorder implements ClientIoInterceptor {
   private timerCount = 0;
   private socketCount = 0;
   private requestCount = 0;
-  private flushTimer: NodeJS.Timeout | undefined;
-  private durationTimer: NodeJS.Timeout | undefined;
+  private flushTimer: Timer | undefined;
+  private durationTimer: Timer | undefined;
   private readonly clocks = new WeakMap<Clock, Clock>();
   private readonly randoms = new WeakMap<() => number, () => number>();
   private readonly onExit = (): void => this.stop('exit');
+  /** What the recording sockets log through. */
+  private readonly socketLog: SocketLog = {
+    nextSocketId: () => ++this.socketCount,
+    at: () => this.at(),
+    enqueue: (entry, deliver, valid) => this.enqueue(entry, deliver, valid),
+    logOutput: (entry) => this.logOutput(entry),
+  };
 
   /**
    * Opens (or creates) the file at once.
@@ -116,6 +128,7 @@ export class FeedRecorder implements ClientIoInterceptor {
       meta: options.meta ?? null,
       onStop: options.onStop,
     };
+    this.clock = options.clock ?? systemClock;
     this.writer = new RecordingWriter(options.path, { maxBytes: this.options.maxBytes, flushBytes: this.options.flushBytes, compressionLevel: this.options.compressionLevel, fsync: this.options.fsync });
     this.repaired = this.writer.repaired;
   }
@@ -141,8 +154,8 @@ export class FeedRecorder implements ClientIoInterceptor {
   begin(session: ClientIoSession): void {
     if (this.began) throw new InvalidParameterError('a FeedRecorder records one client: create one per ExchangeClient', { param: 'record' });
     this.began = true;
-    this.t0 = performance.now();
-    const wallNs = BigInt(Date.now()) * 1_000_000n;
+    this.t0 = this.clock.nowMs();
+    const wallNs = this.clock.nowNs();
     const header: SessionHeader = {
       format: RECORDING_FORMAT,
       version: RECORDING_VERSION,
@@ -155,12 +168,8 @@ export class FeedRecorder implements ClientIoInterceptor {
     };
     this.recording = true;
     this.writer.add(JSON.stringify(['h', header]));
-    this.flushTimer = setInterval(() => this.flush(), this.options.flushIntervalMs);
-    this.flushTimer.unref();
-    if (Number.isFinite(this.options.maxDurationMs)) {
-      this.durationTimer = setTimeout(() => this.stop('maxDuration'), this.options.maxDurationMs);
-      this.durationTimer.unref();
-    }
+    this.armFlush();
+    if (Number.isFinite(this.options.maxDurationMs)) this.durationTimer = this.clock.setTimer(() => this.stop('maxDuration'), this.options.maxDurationMs, { unref: true });
     process.once('exit', this.onExit);
   }
 
@@ -208,75 +217,7 @@ export class FeedRecorder implements ClientIoInterceptor {
   }
 
   wrapWebSocket(ctor: WebSocketConstructor | undefined): WebSocketConstructor {
-    const Base: WebSocketConstructor = ctor ?? defaultWebSocket();
-    const rec = this;
-    return class RecordingSocket implements WebSocketLike {
-      readyState = 0;
-      private readonly listeners = new SocketListeners();
-      private readonly real: FeedSocket;
-      private readonly id: number;
-
-      constructor(url: string, options: WebSocketClientOptions) {
-        const id = (this.id = ++rec.socketCount);
-        let real: FeedSocket;
-        try {
-          // Either shape of class, heard through the connection's own adapter.
-          real = openFeedSocket(Base, url, options, {
-            open: () => rec.enqueue(['o', rec.at(), id], () => this.deliver('open'), always),
-            message: (data: RawSocketData, isBinary: boolean) => {
-              const text = socketDataText(data);
-              rec.enqueue(isBinary ? ['m', rec.at(), id, text, 1] : ['m', rec.at(), id, text], () => this.deliver('message', data, isBinary), always);
-            },
-            close: (code: number, reason: RawSocketData) => rec.enqueue(['c', rec.at(), id, code, socketDataText(reason)], () => this.deliver('close', code, reason), always),
-            error: (error: Error) => {
-              const code = 'code' in error ? error.code : undefined;
-              rec.enqueue(['e', rec.at(), id, error.message, typeof code === 'string' ? code : null], () => this.deliver('error', error), always);
-            },
-          });
-        } catch (e) {
-          rec.logOutput(['S', id, url, e instanceof Error ? e.message : String(e)]);
-          throw e;
-        }
-        rec.logOutput(['S', id, url]);
-        this.real = real;
-      }
-
-      on(event: SocketEvent, listener: (...args: never[]) => void): this {
-        this.listeners.add(event, listener);
-        return this;
-      }
-
-      send(data: string): void {
-        rec.logOutput(['s', this.id, data]);
-        try {
-          this.real.send(data);
-        } catch {
-          // The real socket is already closing: the frame is lost, as it would be.
-        }
-      }
-
-      close(code?: number, reason?: string): void {
-        rec.logOutput(['C', this.id, code ?? null, reason ?? null]);
-        if (this.readyState < 2) this.readyState = 2;
-        try {
-          this.real.close(code, reason);
-        } catch {
-          // `ws` throws on a bad code; the socket is ended either way.
-        }
-      }
-
-      terminate(): void {
-        rec.logOutput(['K', this.id]);
-        if (this.readyState < 2) this.readyState = 2;
-        this.real.terminate();
-      }
-
-      private deliver(event: SocketEvent, ...args: unknown[]): void {
-        if (event === 'open') this.readyState = 1;
-        else if (event === 'close') this.readyState = 3;
-        this.listeners.emit(event, args);
-      }
-    };
+    return recordingSocketClass(ctor ?? defaultWebSocket(), this.socketLog);
   }
 
   wrapFetch(fetch: FetchLike | undefined): FetchLike {
@@ -343,11 +284,11 @@ export class FeedRecorder implements ClientIoInterceptor {
     this.stopReason = reason;
     const wasRecording = this.recording;
     this.recording = false;
-    if (this.flushTimer) clearInterval(this.flushTimer);
-    if (this.durationTimer) clearTimeout(this.durationTimer);
+    this.flushTimer?.cancel();
+    this.durationTimer?.cancel();
     process.off('exit', this.onExit);
     if (wasRecording) {
-      const end: SessionEnd = { reason, entries: this.entryCount, inputs: this.inputCount, durationMs: round3(performance.now() - this.t0) };
+      const end: SessionEnd = { reason, entries: this.entryCount, inputs: this.inputCount, durationMs: round3(this.clock.nowMs() - this.t0) };
       this.writer.writeFinal([JSON.stringify(['z', end])]);
     }
     this.writer.close();
@@ -360,7 +301,19 @@ export class FeedRecorder implements ClientIoInterceptor {
 
   /** Milliseconds since the session began, µs precision. */
   private at(): number {
-    return round3(performance.now() - this.t0);
+    return round3(this.clock.nowMs() - this.t0);
+  }
+
+  /** Pending entries are written every `flushIntervalMs` while recording. */
+  private armFlush(): void {
+    this.flushTimer = this.clock.setTimer(
+      () => {
+        this.flush();
+        if (this.recording) this.armFlush();
+      },
+      this.options.flushIntervalMs,
+      { unref: true },
+    );
   }
 
   private log(entry: Entry): void {

@@ -19,7 +19,7 @@
  * debugging tool). This reads the same files with the same reader, for backtests and views.
  */
 import type { ExchangeClientOptions } from '../client/clientOptions';
-import type { Clock } from '../clock';
+import { systemClock, type Clock } from '../clock';
 import { AbortedError, InvalidParameterError } from '../errors';
 import type { ChannelName, Scope } from '../protocol';
 import type { LoadedSnapshot, ReplicaSource, SnapshotQuery, SourceSink } from '../replicas';
@@ -93,7 +93,7 @@ export class RecordingSource implements ReplicaSource {
     this.startMs = replayOffsetMs(options.from ?? 0, startedAtNs);
     this.recordingClock = new RecordingClock(startedAtNs, this.startMs, () => this.driver.wake());
     this.clock = this.recordingClock;
-    this.driver = new ReplayDriver({ index: this.index, clock: this.recordingClock, speed, torn: this.recording.torn });
+    this.driver = new ReplayDriver({ index: this.index, clock: this.recordingClock, speed, torn: this.recording.torn, realClock: options.realClock ?? systemClock });
     this.ended = this.driver.ended;
   }
 

@@ -9,6 +9,7 @@
  * macrotask) before the next event, as the live client did: a snapshot answered is applied
  * before the next update arrives. @internal
  */
+import type { Clock, Timer } from '../clock';
 import type { TornTail } from './chunks';
 import type { RecordingClock } from './RecordingClock';
 import type { RecordingIndex } from './recordingIndex';
@@ -20,6 +21,8 @@ export interface ReplayDriverConfig {
   readonly clock: RecordingClock;
   readonly speed: number;
   readonly torn: TornTail | undefined;
+  /** Real time: what a replay at a finite speed waits for, what the slices and `realMs` measure. */
+  readonly realClock: Clock;
 }
 
 /** Real time one slice of a full-speed replay runs before it lets the process do anything else (ms). */
@@ -34,7 +37,7 @@ export class ReplayDriver {
   private started = false;
   private finished = false;
   private scheduled = false;
-  private waitTimer: NodeJS.Timeout | undefined;
+  private waitTimer: Timer | undefined;
   private realStart = 0;
   private realOrigin = 0;
   private recordedOrigin = 0;
@@ -49,7 +52,7 @@ export class ReplayDriver {
     this.playbacks.push(playback);
     if (!this.started) {
       this.started = true;
-      this.realStart = this.realOrigin = performance.now();
+      this.realStart = this.realOrigin = this.config.realClock.nowMs();
       this.recordedOrigin = this.config.clock.nowMs();
     }
     this.wake();
@@ -91,7 +94,7 @@ export class ReplayDriver {
 
   private readonly run = (): void => {
     this.scheduled = false;
-    if (this.waitTimer !== undefined) clearTimeout(this.waitTimer);
+    this.waitTimer?.cancel();
     this.waitTimer = undefined;
     if (this.finished) return;
     try {
@@ -103,7 +106,7 @@ export class ReplayDriver {
 
   private step(): void {
     const clock = this.config.clock;
-    const sliceStart = performance.now();
+    const sliceStart = this.config.realClock.nowMs();
     for (let n = 1; ; n++) {
       const now = clock.nowMs();
       let next: StreamPlayback | undefined;
@@ -138,20 +141,20 @@ export class ReplayDriver {
       this.events++;
       if (kind === 'update') this.updates++;
       else if (kind === 'async') return this.yieldNow();
-      if ((n & 511) === 0 && performance.now() - sliceStart > SLICE_MS) return this.yieldNow();
+      if ((n & 511) === 0 && this.config.realClock.nowMs() - sliceStart > SLICE_MS) return this.yieldNow();
     }
   }
 
   /** True when the real time of recorded time `at` has come (always, at full speed). */
   private reached(at: number): boolean {
     const speed = this.config.speed;
-    return speed === Number.POSITIVE_INFINITY || performance.now() >= this.realOrigin + (at - this.recordedOrigin) / speed;
+    return speed === Number.POSITIVE_INFINITY || this.config.realClock.nowMs() >= this.realOrigin + (at - this.recordedOrigin) / speed;
   }
 
   private waitFor(at: number): void {
-    const ms = this.realOrigin + (at - this.recordedOrigin) / this.config.speed - performance.now();
+    const ms = this.realOrigin + (at - this.recordedOrigin) / this.config.speed - this.config.realClock.nowMs();
     this.scheduled = true;
-    this.waitTimer = setTimeout(this.run, Math.max(1, Math.ceil(ms)));
+    this.waitTimer = this.config.realClock.setTimer(this.run, Math.max(1, Math.ceil(ms)));
   }
 
   private yieldNow(): void {
@@ -162,7 +165,7 @@ export class ReplayDriver {
   private finish(reason: RecordingSourceResult['reason'], error?: unknown): void {
     if (this.finished) return;
     this.finished = true;
-    if (this.waitTimer !== undefined) clearTimeout(this.waitTimer);
+    this.waitTimer?.cancel();
     // At the end the replicas keep what they have; stopped, their snapshot requests are let go.
     if (reason !== 'ended') for (const p of this.playbacks) p.close();
     const index = this.config.index;
@@ -170,7 +173,7 @@ export class ReplayDriver {
       updates: this.updates,
       events: this.events,
       recordedMs: this.config.clock.nowMs(),
-      realMs: this.started ? performance.now() - this.realStart : 0,
+      realMs: this.started ? this.config.realClock.nowMs() - this.realStart : 0,
       end: index.end,
       torn: this.config.torn,
       reason,

@@ -4,6 +4,7 @@
  * them, and the listeners the replayer delivers socket inputs to.
  */
 import type { WebSocketClientOptions, WebSocketConstructor, WebSocketLike } from '../connection/connectionOptions';
+import { ConnectionFailedError } from '../errors';
 import type { CloseEntry, MessageEntry, OpenEntry, SocketErrorEntry } from './entries';
 import { SocketListeners, type SocketEvent } from './ioShapes';
 import type { ReplayLog } from './replayLog';
@@ -44,6 +45,7 @@ export class ReplaySockets {
         s.listeners.emit('close', [e[3], Buffer.from(e[4], 'utf8')]);
         break;
       case 'e': {
+        // An input, not an error of ours: the socket's error as \`ws\` gave it (message, platform \`code\`), which the connection reads.
         const error = new Error(e[3]);
         if (e[4] !== null) Object.assign(error, { code: e[4] });
         s.listeners.emit('error', [error]);
@@ -68,7 +70,8 @@ export class ReplaySockets {
           log.divergeAt(e, `create socket #${id} for ${url}`);
           return;
         }
-        if (e.length === 4) throw new Error(e[3]);
+        // The recorded class threw from its constructor: so does this one, with the same message (the connection reports it as its cause).
+        if (e.length === 4) throw new ConnectionFailedError(e[3]);
         sockets.byId.set(id, this.handle);
       }
 

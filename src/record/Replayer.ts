@@ -22,9 +22,8 @@
  * an error: a chunk that turns out invalid (`RecordingFormatError`), or a listener of the
  * client that throws (`ERR_INTERNAL`, with it as `cause`): `done` rejects with it.
  */
-import { performance } from 'node:perf_hooks';
 import type { ExchangeClientOptions } from '../client/clientOptions';
-import type { Clock, Timer } from '../clock';
+import { systemClock, type Clock, type Timer } from '../clock';
 import type { WebSocketConstructor } from '../connection/connectionOptions';
 import { ExchangeReplicaError, InvalidParameterError } from '../errors';
 import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
@@ -57,20 +56,22 @@ export class Replayer {
 
   private readonly cursor: SessionCursor;
   private readonly speed: number;
+  /** Real time: what pacing and the stall bound wait for. */
+  private readonly realClock: Clock;
   private readonly stallTimeoutMs: number;
   private state: ReplayState = 'ready';
   private resolveDone!: (r: ReplayResult) => void;
   private rejectDone!: (e: Error) => void;
   private stepScheduled = false;
   private waiting = false;
-  private stallTimer: NodeJS.Timeout | undefined;
-  private paceTimer: NodeJS.Timeout | undefined;
+  private stallTimer: Timer | undefined;
+  private paceTimer: Timer | undefined;
   private lastNs: bigint;
   private lastMs = 0;
   private inputs = 0;
   private frames = 0;
   private recordedMs = 0;
-  private startedMs = 0;
+  private startedMs: number | undefined;
   private paceOrigin: { real: number; recorded: number } | undefined;
   private timerCount = 0;
   private readonly timers = new Map<number, () => void>();
@@ -91,6 +92,7 @@ export class Replayer {
     const stall = options.stallTimeoutMs ?? 10_000;
     if (typeof stall !== 'number' || !(stall > 0)) throw new InvalidParameterError(`invalid option 'stallTimeoutMs': expected a number > 0, got ${String(stall)}`, { param: 'stallTimeoutMs' });
     this.speed = speed;
+    this.realClock = options.realClock ?? systemClock;
     this.stallTimeoutMs = stall;
     this.recording = typeof recording === 'string' ? Recording.open(recording, options.maxChunkBytes === undefined ? {} : { maxChunkBytes: options.maxChunkBytes }) : recording;
     this.cursor = this.recording.session(options.session ?? 0);
@@ -154,7 +156,7 @@ export class Replayer {
   start(): Promise<ReplayResult> {
     if (this.state === 'ready') {
       this.state = 'running';
-      this.startedMs = performance.now();
+      this.startedMs = this.realClock.nowMs();
       this.schedule();
     }
     return this.done;
@@ -191,12 +193,12 @@ export class Replayer {
     this.endWait();
     if (this.speed !== Number.POSITIVE_INFINITY) {
       const at = e[1];
-      const now = performance.now();
+      const now = this.realClock.nowMs();
       this.paceOrigin ??= { real: now, recorded: at };
       const delay = this.paceOrigin.real + (at - this.paceOrigin.recorded) / this.speed - now;
       if (delay >= 1) {
         this.stepScheduled = true;
-        this.paceTimer = setTimeout(() => {
+        this.paceTimer = this.realClock.setTimer(() => {
           this.paceTimer = undefined;
           this.step();
         }, delay);
@@ -231,7 +233,7 @@ export class Replayer {
   private wait(): void {
     if (this.waiting) return;
     this.waiting = true;
-    this.stallTimer = setTimeout(() => {
+    this.stallTimer = this.realClock.setTimer(() => {
       this.stallTimer = undefined;
       if (this.state === 'running' && this.waiting) {
         this.diverge(`nothing for ${this.stallTimeoutMs} ms (the code driving the client did not make the calls it made during the recording, or not in reaction to the same emissions)`);
@@ -241,7 +243,7 @@ export class Replayer {
 
   private endWait(): void {
     this.waiting = false;
-    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer?.cancel();
     this.stallTimer = undefined;
   }
 
@@ -273,7 +275,7 @@ export class Replayer {
   private finish(state: 'ended' | 'stopped' | 'diverged' | 'failed', error?: ExchangeReplicaError): void {
     this.state = state;
     this.endWait();
-    if (this.paceTimer) clearTimeout(this.paceTimer);
+    this.paceTimer?.cancel();
     this.paceTimer = undefined;
     if (error) return this.rejectDone(error);
     this.resolveDone({
@@ -281,7 +283,7 @@ export class Replayer {
       frames: this.frames,
       entries: this.cursor.position,
       recordedMs: this.recordedMs,
-      realMs: this.startedMs === 0 ? 0 : performance.now() - this.startedMs,
+      realMs: this.startedMs === undefined ? 0 : this.realClock.nowMs() - this.startedMs,
       end: this.cursor.end,
       torn: this.recording.torn,
     });

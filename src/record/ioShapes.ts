@@ -38,7 +38,7 @@ export function answerResponse(status: number, body: string, contentLength: stri
   };
 }
 
-/** The rejection of a request that failed (e.g. `TypeError: fetch failed`, cause `ECONNREFUSED`). */
+/** The rejection of a request that failed (e.g. `TypeError: fetch failed`, cause `ECONNREFUSED`): an input replayed as the platform gave it (the REST client reads its name and cause), not an error of ours. */
 export function fetchFailure(name: string, message: string, causeMessage: string | null): Error {
   const error = causeMessage === null ? new Error(message) : new Error(message, { cause: new Error(causeMessage) });
   error.name = name;

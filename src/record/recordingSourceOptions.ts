@@ -1,4 +1,5 @@
 /** The options of a `RecordingSource` and what its replay ends with. */
+import type { Clock } from '../clock';
 import type { TornTail } from './chunks';
 import type { SessionEnd } from './entries';
 import type { RecordingOptions } from './Recording';
@@ -21,8 +22,14 @@ export interface RecordingSourceOptions extends RecordingOptions {
   readonly from?: ReplayTime;
   /** The session of the file, 0 for the first. @default 0 */
   readonly session?: number;
-  /** Chunks of the file kept inflated (and their decoded frames) in memory. @default 64 */
+  /** Chunks of the file kept inflated in memory. @default 64 */
   readonly cacheChunks?: number;
+  /**
+   * Real time, which a replay at a finite speed waits for and `realMs` measures (not the
+   * recorded time the client reads: that is `source.clock`).
+   * @default the system clock
+   */
+  readonly realClock?: Clock;
 }
 
 /** How a replay from a recording ended. */

@@ -1,4 +1,5 @@
 /** The options of a {@link Replayer}, its result and its states. */
+import type { Clock } from '../clock';
 import type { TornTail } from './chunks';
 import type { SessionEnd } from './entries';
 import type { RecordingOptions } from './Recording';
@@ -16,6 +17,12 @@ export interface ReplayOptions extends RecordingOptions {
   readonly stallTimeoutMs?: number;
   /** The session of the file to replay, 0 for the first. @default 0 */
   readonly session?: number;
+  /**
+   * Real time, which pacing at a finite speed and the stall bound wait for and `realMs`
+   * measures (the client under replay reads the recorded clock, never this one).
+   * @default the system clock
+   */
+  readonly realClock?: Clock;
 }
 
 /** How a replay went. */
