@@ -46,15 +46,15 @@ import { streamKey } from '../protocol';
 import { AbortedError, ExchangeReplicaError } from '../errors';
 import type { LoadedSnapshot, SnapshotQuery } from '../replicas';
 import { SnapshotError } from '../replicas/SnapshotError';
-import { entryId, type BusFeed, type FeedReader } from './BusFeed';
+import type { BusFeed, FeedReader } from './BusFeed';
 import type { BusStoreReader } from './BusStoreReader';
 import type { ResolvedBusSourceOptions } from './busSourceOptions';
-import { catchUp } from './FeedCatchUp';
-import { permissionError } from './natsAuth';
+import { EntryTrust } from './EntryTrust';
+import { FeedJoins } from './FeedJoins';
 import { loadNats } from './natsModules';
 import { PushConsumer, streamSeqOf } from './PushConsumer';
 import type { RelayHeartbeats } from './RelayHeartbeats';
-import { isResetMessage, readSourceUpdates, type SnapshotRecord } from './wire';
+import { isResetMessage, readSourceUpdates, snapshotPageReaches, type SnapshotRecord } from './wire';
 
 /**
  * How long the server keeps a consumer no process reads (ms): a feed deletes its consumer
@@ -84,13 +84,14 @@ export interface FeedContext {
 export class FeedRunner {
   private readonly o: ResolvedBusSourceOptions;
   private readonly clock: Clock;
-  private generation = 0;
-  /** Joins so far: numbers each reader's subscription id. */
-  private joins = 0;
+  private readonly joins: FeedJoins;
+  private readonly trust: EntryTrust;
 
   constructor(private readonly ctx: FeedContext) {
     this.o = ctx.options;
     this.clock = ctx.options.clock;
+    this.joins = new FeedJoins(ctx);
+    this.trust = new EntryTrust(ctx);
   }
 
   /** The snapshot of a running bus stream: the relay's KV entry as it stored it (an event stream's newest page, its history marked not exhausted). */
@@ -122,7 +123,7 @@ export class FeedRunner {
     // Below what was delivered: the reader asking starts again from the anchor, catching up from
     // JetStream (the updates it lacks were delivered before this request); every reader when the
     // request did not say whose it is. Not awaited: this request ends now.
-    this.rejoin(feed, reader);
+    this.joins.rejoin(feed, reader);
     throw new AbortedError(`${feed.key}: restarted from snapshot ${feed.anchor.sequence}`, { stream: feed.key });
   }
 
@@ -136,61 +137,32 @@ export class FeedRunner {
    */
   private answerFor(feed: BusFeed, entry: SnapshotRecord, reader: FeedReader | undefined, query: SnapshotQuery): LoadedSnapshot {
     const watermark = query.since === undefined ? undefined : (query.since.watermark ?? 0n);
-    if (reader === undefined || watermark === undefined || pageReaches(entry, watermark) || feed.holes.some((h) => h > watermark)) return loadedOf(entry);
+    if (reader === undefined || watermark === undefined || snapshotPageReaches(entry, watermark) || feed.holes.some((h) => h > watermark)) return loadedOf(entry);
     const from = [feed.anchor, feed.base].find((e): e is SnapshotRecord => e !== undefined && e.sequence <= watermark && feed.usable(e));
     if (from === undefined) return loadedOf(entry);
-    this.join(feed, reader, ++this.generation, from);
+    this.joins.joinFrom(feed, reader, from);
     throw new AbortedError(`${feed.key}: the snapshot at ${entry.sequence} does not reach back to ${watermark}, which the stream holds: restarted from snapshot ${from.sequence}`, { stream: feed.key });
   }
 
   /**
    * The answer when the KV entry is ahead of what the feed delivered: believed when a relay
-   * could have written it ({@link believable}); otherwise refused, and the readers start
+   * could have written it (EntryTrust.believable); otherwise refused, and the readers start
    * again from the feed's anchor and the stream's history (when updates above the anchor were
    * delivered), or wait for the next write.
    */
   private async aheadAnswer(feed: BusFeed, fresh: SnapshotRecord, token: number, signal: AbortSignal, reader: FeedReader | undefined, query: SnapshotQuery): Promise<LoadedSnapshot> {
-    const verdict = feed.usable(fresh) ? await this.believable(feed, fresh) : { believed: false, held: false, top: undefined };
+    const verdict = feed.usable(fresh) ? await this.trust.believable(feed, fresh) : { believed: false, held: false, top: undefined };
     if (signal.aborted || token !== feed.token || feed.phase !== 'running' || feed.anchor === undefined) throw new AbortedError('the snapshot request was aborted', { stream: feed.key });
     // Believed: the answer. The feed's anchor stays at or below what it delivered (moved ahead,
     // the feed would skip the updates up to it that its other readers still need).
     if (verdict.believed) return this.answerFor(feed, fresh, reader, query);
-    this.refuse(feed, fresh, verdict.top);
+    this.trust.refuse(feed, fresh, verdict.top);
     const a = feed.anchor;
     if (feed.lastSeq !== undefined && a.sequence <= feed.lastSeq && feed.usable(a)) {
-      this.rejoin(feed, reader);
+      this.joins.rejoin(feed, reader);
       throw new AbortedError(`${feed.key}: the KV entry is ahead of the stream; restarted from snapshot ${a.sequence} and the stream's history`, { stream: feed.key });
     }
     throw new SnapshotError(`the KV entry of ${feed.key} is at ${fresh.sequence}, ahead of the stream (at ${verdict.top ?? 'no update'}) and of every relay: waiting for the next write`, { stream: feed.key });
-  }
-
-  /**
-   * Whether a relay could have written `entry`: the subject holds its seq (`held`: a relay
-   * writes an entry once S + 1, or the batch ending at S, is stored), or a relay's heartbeat
-   * vouches for it (a relay that resynced past updates it never published writes an entry
-   * ahead of the subject, and says so in its next heartbeat: its snapshot sequence).
-   */
-  private async believable(feed: BusFeed, entry: SnapshotRecord): Promise<{ believed: boolean; held: boolean; top: bigint | undefined }> {
-    const top = await this.ctx.store().subjectTop(feed).catch((e: unknown) => (this.ctx.report(permissionError(e, `reading the last message of ${feed.subject}`) ?? e), undefined));
-    const held = top !== undefined && top >= entry.sequence;
-    const vouched = this.ctx.heartbeats.vouchedFor(feed.key);
-    return { believed: held || (vouched !== undefined && vouched >= entry.sequence), held, top };
-  }
-
-  /** An entry not started from: reported once per entry. */
-  private reportUnbelieved(feed: BusFeed, entry: SnapshotRecord, top: bigint | undefined): void {
-    const id = entryId(entry);
-    if (feed.unbelieved === id) return;
-    feed.unbelieved = id;
-    this.ctx.report(new ExchangeReplicaError('ERR_BUS', `the KV entry of ${feed.key} (S=${entry.sequence}) is ahead of the stream (at ${top ?? 'no update'}) and no relay heartbeat vouches for it: waiting for one, or for the next write`, { stream: feed.key }));
-  }
-
-  /** Marks `entry` refused for this feed (reported once per entry). */
-  private refuse(feed: BusFeed, entry: SnapshotRecord, top: bigint | undefined): void {
-    const id = entryId(entry);
-    if (feed.refused === id || !feed.usable(entry)) return;
-    feed.refused = id;
-    this.ctx.report(new ExchangeReplicaError('ERR_BUS', `the KV entry of ${feed.key} (S=${entry.sequence}, written as relay ${JSON.stringify(entry.relayId.slice(0, 128))}) is ahead of the stream, which keeps moving below it (the subject holds up to ${top ?? 'no update'}): no relay could have written it; not used`, { stream: feed.key }));
   }
 
   /** Whether NATS is up and a relay heartbeat listed the stream as carried within `missedHeartbeats` intervals. */
@@ -218,7 +190,7 @@ export class FeedRunner {
       const mark = feed.belowMark;
       if (mark === undefined) feed.belowMark = { count: feed.belowAnchor, atMs: now };
       else if (feed.belowAnchor > mark.count && now - mark.atMs >= (this.o.aheadCheckMs)) {
-        this.refuse(feed, feed.anchor, undefined);
+        this.trust.refuse(feed, feed.anchor, undefined);
         return this.restart(feed, `the KV entry of ${feed.key} is ahead of the stream, which keeps moving below it`);
       }
     }
@@ -234,7 +206,7 @@ export class FeedRunner {
       if (judgeMissing) feed.disconnect(`no relay heartbeat carrying ${feed.key} for ${this.o.missed} intervals`);
       return;
     }
-    this.rejoinWaiting(feed);
+    this.joins.rejoinWaiting(feed);
     if (this.clock.nowMs() - feed.kvCheckedMs >= (this.o.aheadCheckMs)) {
       feed.kvCheckedMs = this.clock.nowMs();
       void this.checkAhead(feed);
@@ -245,41 +217,8 @@ export class FeedRunner {
   admit(feed: BusFeed, reader: FeedReader): void {
     if (this.ctx.closed() || feed.phase === 'closed' || !feed.readers.has(reader) || reader.up) return;
     if (feed.phase === 'waiting') return this.check(feed);
-    if (feed.phase === 'running' && this.carriedNow(feed)) this.rejoinWaiting(feed);
+    if (feed.phase === 'running' && this.carriedNow(feed)) this.joins.rejoinWaiting(feed);
     // starting: joined when it runs; not carried: joined when a heartbeat carries it again.
-  }
-
-  /** Readers of a running feed that are not up join it: the anchor, then a catch-up from JetStream (no new feed consumer). */
-  private rejoinWaiting(feed: BusFeed): void {
-    let generation: number | undefined;
-    for (const r of feed.readers) {
-      if (r.up) continue;
-      generation ??= ++this.generation;
-      this.join(feed, r, generation);
-    }
-  }
-
-  /** `reader` (every reader when undefined) starts again from the anchor (and catches up), without touching the consumer. */
-  private rejoin(feed: BusFeed, reader: FeedReader | undefined): void {
-    if (reader === undefined) return this.rejoinAll(feed);
-    this.join(feed, reader, ++this.generation);
-  }
-
-  /** Every reader starts again from the anchor (and catches up), without touching the consumer. */
-  private rejoinAll(feed: BusFeed): void {
-    const generation = ++this.generation;
-    for (const r of feed.readers) this.join(feed, r, generation);
-  }
-
-  /** `reader` joins from `from` (the feed's anchor unless told), catching up when updates above it were delivered. */
-  private join(feed: BusFeed, reader: FeedReader, generation: number, from: SnapshotRecord | undefined = feed.anchor): void {
-    const plan = feed.join(reader, this.subscriptionId(feed, from), generation, from);
-    if (plan !== undefined) void catchUp(this.ctx, feed, reader, plan);
-  }
-
-  /** A new id per join (the reader it went to can be told from the others of its feed). */
-  private subscriptionId(feed: BusFeed, from: SnapshotRecord | undefined): string {
-    return `${feed.subject}@${from?.jsStartSeq ?? 0}#${++this.joins}`;
   }
 
   /**
@@ -318,12 +257,12 @@ export class FeedRunner {
       feed.phase = 'waiting';
       return;
     }
-    // One no relay could have written (see `believable`) is not started from: a relay that
+    // One no relay could have written (see EntryTrust.believable) is not started from: a relay that
     // wrote it vouches for it in its next heartbeat, or the next write replaces it.
-    const verdict = await this.believable(feed, entry);
+    const verdict = await this.trust.believable(feed, entry);
     if (token !== feed.token || feed.phase !== 'starting') return;
     if (!verdict.believed) {
-      this.reportUnbelieved(feed, entry, verdict.top);
+      this.trust.reportUnbelieved(feed, entry, verdict.top);
       feed.phase = 'waiting';
       return;
     }
@@ -359,7 +298,7 @@ export class FeedRunner {
     feed.consumer = consumer;
     feed.phase = 'running';
     feed.begin(entry);
-    this.rejoinAll(feed);
+    this.joins.rejoinAll(feed);
     const pending = early;
     early = undefined;
     for (const [m, data] of pending) this.onMessage(feed, token, m, data);
@@ -423,25 +362,6 @@ export class FeedRunner {
     feed.consumer = undefined;
     void consumer?.stop();
   }
-}
-
-/**
- * Whether `entry` leaves no record above `watermark` out: it is at or below it, or it is no
- * event stream's page, or its page (the newest records, `{ records, exhausted }`) reaches back
- * to the record after it.
- */
-function pageReaches(entry: SnapshotRecord, watermark: bigint): boolean {
-  if (entry.sequence <= watermark) return true;
-  const page = entry.data as { readonly records?: unknown; readonly exhausted?: unknown } | null;
-  if (page === null || typeof page !== 'object' || !Array.isArray(page.records) || page.exhausted === true) return true;
-  let oldest: bigint | undefined;
-  for (const r of page.records as unknown[]) {
-    const seq = (r as { readonly sequence?: unknown } | null)?.sequence;
-    if (typeof seq !== 'string' || !/^\d{1,20}$/.test(seq)) continue;
-    const s = BigInt(seq);
-    if (oldest === undefined || s < oldest) oldest = s;
-  }
-  return oldest !== undefined && oldest <= watermark + 1n;
 }
 
 function loadedOf(entry: SnapshotRecord): LoadedSnapshot {

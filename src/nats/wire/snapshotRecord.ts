@@ -94,3 +94,22 @@ export function decodeSnapshotRecord(text: string): SnapshotRecord {
     relayId: p.relayId,
   };
 }
+
+/**
+ * Whether a snapshot record leaves no record above `watermark` out: it is at or below it, or it is no
+ * event stream's page, or its page (the newest records, `{ records, exhausted }`) reaches back
+ * to the record after it.
+ */
+export function snapshotPageReaches(entry: SnapshotRecord, watermark: bigint): boolean {
+  if (entry.sequence <= watermark) return true;
+  const page = entry.data as { readonly records?: unknown; readonly exhausted?: unknown } | null;
+  if (page === null || typeof page !== 'object' || !Array.isArray(page.records) || page.exhausted === true) return true;
+  let oldest: bigint | undefined;
+  for (const r of page.records as unknown[]) {
+    const seq = (r as { readonly sequence?: unknown } | null)?.sequence;
+    if (typeof seq !== 'string' || !/^\d{1,20}$/.test(seq)) continue;
+    const s = BigInt(seq);
+    if (oldest === undefined || s < oldest) oldest = s;
+  }
+  return oldest !== undefined && oldest <= watermark + 1n;
+}
