@@ -38,7 +38,8 @@
  */
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Clock, Timer } from '../clock';
-import { decodePublishAck, UPDATE_HEADERS, type PublishAck } from './wire';
+import { InFlightWindow, type InFlight } from './InFlightWindow';
+import { busError, isNoLeader, noLeaderError, readPublishReply, UPDATE_HEADERS, type PublishAck } from './wire';
 
 /** One message to publish. */
 export interface PublishJob {
@@ -77,22 +78,11 @@ export interface OrderedPublisherOptions {
 const NO_LEADER_BACKOFF_MS = 50;
 const NO_LEADER_MAX_BACKOFF_MS = 1000;
 
-/** A publish awaiting its acknowledgement. */
-interface InFlight {
-  readonly token: number;
-  readonly job: PublishJob;
-  readonly sentAtMs: number;
-  settled: boolean;
-}
-
 export class OrderedPublisher {
   private readonly queue: PublishJob[] = [];
   private head = 0;
-  /** Publishes sent, in token order (consecutive tokens); settled ones leave from the head. */
-  private readonly flight: InFlight[] = [];
-  private flightHead = 0;
-  private outstanding = 0;
-  private nextToken = 1;
+  /** Publishes sent and awaiting their answer. */
+  private readonly window = new InFlightWindow();
   private readonly replyPrefix: string;
   private readonly inbox: Subscription;
   private timer?: Timer;
@@ -121,7 +111,7 @@ export class OrderedPublisher {
 
   /** Publishes waiting or outstanding. */
   get pending(): number {
-    return this.queue.length - this.head + this.outstanding + this.retry.length;
+    return this.queue.length - this.head + this.window.outstanding + this.retry.length;
   }
 
   /** Queues a job; false (and nothing queued) when the queue is full or the publisher closed. */
@@ -145,7 +135,7 @@ export class OrderedPublisher {
    */
   disconnected(): void {
     if ((this.options.noLeaderWaitMs ?? 0) > 0 && !this.closed) return this.hold();
-    const error = new Error('NATS disconnected before JetStream acknowledged the message');
+    const error = busError('NATS disconnected before JetStream acknowledged the message');
     this.failRetry(error);
     this.failOutstanding(error);
   }
@@ -163,13 +153,7 @@ export class OrderedPublisher {
    * publishes to it awaiting their acknowledgement fail now with `error`.
    */
   refused(subject: string, error: Error): void {
-    const end = this.nextToken;
-    const failing: InFlight[] = [];
-    for (let i = this.flightHead; i < this.flight.length; i++) {
-      const entry = this.flight[i]!;
-      if (entry.token >= end) break;
-      if (!entry.settled && entry.job.subject === subject) failing.push(entry);
-    }
+    const failing = this.window.unsettled(this.window.nextToken, (entry) => entry.job.subject === subject);
     for (const entry of failing) if (!entry.settled) this.settle(entry, () => entry.job.onError(error));
   }
 
@@ -180,9 +164,9 @@ export class OrderedPublisher {
     const waiting = this.queue.slice(this.head);
     this.queue.length = 0;
     this.head = 0;
-    for (const job of waiting) safe(() => job.onError(new Error('the publisher is closed')));
-    this.failRetry(new Error('the publisher closed before JetStream acknowledged the message'));
-    this.failOutstanding(new Error('the publisher closed before JetStream acknowledged the message'));
+    for (const job of waiting) safe(() => job.onError(busError('the publisher is closed')));
+    this.failRetry(busError('the publisher closed before JetStream acknowledged the message'));
+    this.failOutstanding(busError('the publisher closed before JetStream acknowledged the message'));
     this.timer?.cancel();
     this.timer = undefined;
     this.retryTimer?.cancel();
@@ -192,7 +176,7 @@ export class OrderedPublisher {
 
   private pump(): void {
     if (this.retry.length > 0 || this.offline) return; // stopped: the publishes to send again go first
-    while (!this.closed && this.outstanding < this.options.maxInFlight && this.head < this.queue.length) {
+    while (!this.closed && this.window.outstanding < this.options.maxInFlight && this.head < this.queue.length) {
       const job = this.queue[this.head++]!;
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue.splice(0, this.head);
@@ -203,7 +187,7 @@ export class OrderedPublisher {
   }
 
   private send(job: PublishJob): void {
-    const token = this.nextToken++;
+    const token = this.window.nextToken++;
     const { headers } = this.options;
     try {
       headers.set(UPDATE_HEADERS.msgId, job.msgID);
@@ -214,8 +198,7 @@ export class OrderedPublisher {
       queueMicrotask(() => safe(() => job.onError(error)));
       return;
     }
-    this.flight.push({ token, job, sentAtMs: this.options.clock.nowMs(), settled: false });
-    this.outstanding++;
+    this.window.add({ token, job, sentAtMs: this.options.clock.nowMs(), settled: false });
     if (this.timer === undefined) this.armTimer();
   }
 
@@ -223,19 +206,19 @@ export class OrderedPublisher {
     const token = Number(msg.subject.slice(this.replyPrefix.length));
     const moved = this.limbo.get(token);
     if (moved !== undefined) return this.onMovedReply(token, moved.job, msg);
-    const entry = this.entryOf(token);
+    const entry = this.window.entryOf(token);
     // Unknown: an answer after its publish timed out or its connection dropped.
     if (entry === undefined) return;
     let ack: PublishAck;
     try {
-      ack = readAck(msg);
+      ack = readPublishReply(msg);
     } catch (error) {
-      if (error instanceof NoLeaderError && this.mayWait(entry.job, entry.sentAtMs)) return this.stop(entry);
+      if (isNoLeader(error) && this.mayWait(entry.job, entry.sentAtMs)) return this.stop(entry);
       return this.settle(entry, () => entry.job.onError(error));
     }
     this.retryBackoffMs = NO_LEADER_BACKOFF_MS;
     if (this.firstSent.has(entry.job) && !this.inOrder(entry.job, ack)) {
-      return this.settle(entry, () => entry.job.onError(new Error(`JetStream stored message ${entry.job.msgID}, sent again after a leader change, before an earlier one of ${entry.job.subject}: the subject's order cannot be kept`)));
+      return this.settle(entry, () => entry.job.onError(busError(`JetStream stored message ${entry.job.msgID}, sent again after a leader change, before an earlier one of ${entry.job.subject}: the subject's order cannot be kept`)));
     }
     this.settle(entry, () => entry.job.onAck(ack));
   }
@@ -253,47 +236,29 @@ export class OrderedPublisher {
    * the answers of the others are awaited before anything is sent again.
    */
   private stop(failed: InFlight): void {
-    if (this.retry.length === 0) this.resentTop.clear();
-    const moved: PublishJob[] = [];
-    for (let i = this.flightHead; i < this.flight.length; i++) {
-      const e = this.flight[i]!;
-      if (e.settled) continue;
-      e.settled = true;
-      this.outstanding--;
-      if (!this.firstSent.has(e.job)) this.firstSent.set(e.job, e.sentAtMs);
-      moved.push(e.job);
-      if (e !== failed) this.limbo.set(e.token, { job: e.job, sentAtMs: e.sentAtMs });
-    }
-    this.flight.length = 0;
-    this.flightHead = 0;
-    this.timer?.cancel();
-    this.timer = undefined;
-    this.retry = [...moved, ...this.retry];
+    for (const e of this.takeOutstanding()) if (e !== failed) this.limbo.set(e.token, { job: e.job, sentAtMs: e.sentAtMs });
     this.armRetry();
   }
 
   /** The connection dropped: every publish awaiting its answer waits, in order, to be sent again after the reconnect (their answers are lost). */
   private hold(): void {
-    if (this.retry.length === 0) this.resentTop.clear();
-    const moved: PublishJob[] = [];
-    for (let i = this.flightHead; i < this.flight.length; i++) {
-      const e = this.flight[i]!;
-      if (e.settled) continue;
-      e.settled = true;
-      this.outstanding--;
-      if (!this.firstSent.has(e.job)) this.firstSent.set(e.job, e.sentAtMs);
-      moved.push(e.job);
-    }
-    this.flight.length = 0;
-    this.flightHead = 0;
-    this.timer?.cancel();
-    this.timer = undefined;
+    this.takeOutstanding();
     this.limbo.clear();
     this.retryTimer?.cancel();
     this.retryTimer = undefined;
     this.retryBackoffMs = NO_LEADER_BACKOFF_MS;
-    this.retry = [...moved, ...this.retry];
     this.offline = true;
+  }
+
+  /** Every publish awaiting its answer goes back, in order, ahead of those already waiting (sent after them): returned, oldest first. */
+  private takeOutstanding(): InFlight[] {
+    if (this.retry.length === 0) this.resentTop.clear();
+    const taken = this.window.takeAll();
+    for (const e of taken) if (!this.firstSent.has(e.job)) this.firstSent.set(e.job, e.sentAtMs);
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.retry = [...taken.map((e) => e.job), ...this.retry];
+    return taken;
   }
 
   /** A publish sent again must be stored after those of its subject sent again before it. */
@@ -311,17 +276,17 @@ export class OrderedPublisher {
     if (i < 0) return; // failed meanwhile
     let ack: PublishAck;
     try {
-      ack = readAck(msg);
+      ack = readPublishReply(msg);
     } catch {
       return; // not stored: sent again with the others
     }
     // Stored while it waits to be sent again: in order only when no earlier publish of its subject waits.
     if (this.retry.slice(0, i).some((j) => j.subject === job.subject)) {
-      return this.failSubject(job.subject, new Error(`JetStream stored message ${job.msgID} while an earlier message of ${job.subject} awaited a stream leader: the subject's order cannot be kept`));
+      return this.failSubject(job.subject, busError(`JetStream stored message ${job.msgID} while an earlier message of ${job.subject} awaited a stream leader: the subject's order cannot be kept`));
     }
     this.retry.splice(i, 1);
     if (this.inOrder(job, ack)) safe(() => job.onAck(ack));
-    else safe(() => job.onError(new Error(`JetStream stored message ${job.msgID} before an earlier one of ${job.subject} sent again: the subject's order cannot be kept`)));
+    else safe(() => job.onError(busError(`JetStream stored message ${job.msgID} before an earlier one of ${job.subject} sent again: the subject's order cannot be kept`)));
     if (this.retry.length === 0) this.resume();
   }
 
@@ -353,7 +318,7 @@ export class OrderedPublisher {
     for (const job of jobs) {
       if (!job.wanted()) continue;
       if (!this.mayWait(job, this.options.clock.nowMs())) {
-        safe(() => job.onError(new NoLeaderError(`JetStream had no leader for the stream (503, or no answer) for ${this.options.noLeaderWaitMs ?? 0} ms`)));
+        safe(() => job.onError(noLeaderError(`JetStream had no leader for the stream (503, or no answer) for ${this.options.noLeaderWaitMs ?? 0} ms`)));
         continue;
       }
       again.push(job);
@@ -380,41 +345,24 @@ export class OrderedPublisher {
     for (const job of failing) safe(() => job.onError(error));
   }
 
-  /** The outstanding publish with this token, if any (tokens of `flight` are consecutive). */
-  private entryOf(token: number): InFlight | undefined {
-    const first = this.flight[this.flightHead];
-    if (first === undefined || !Number.isSafeInteger(token)) return undefined;
-    const entry = this.flight[this.flightHead + token - first.token];
-    return entry !== undefined && entry.token === token && !entry.settled ? entry : undefined;
-  }
-
   private settle(entry: InFlight, step: () => void): void {
-    entry.settled = true;
-    this.outstanding--;
-    while (this.flightHead < this.flight.length && this.flight[this.flightHead]!.settled) this.flightHead++;
-    if (this.flightHead === this.flight.length) {
-      this.flight.length = 0;
-      this.flightHead = 0;
-    } else if (this.flightHead > 1024 && this.flightHead * 2 > this.flight.length) {
-      this.flight.splice(0, this.flightHead);
-      this.flightHead = 0;
-    }
+    this.window.settle(entry);
     safe(step);
     this.pump();
   }
 
   /** Fails what is outstanding now (not what the callbacks' pumping sends meanwhile). */
   private failOutstanding(error: Error): void {
-    const end = this.nextToken;
-    for (let entry = this.flight[this.flightHead]; entry !== undefined && entry.token < end; entry = this.flight[this.flightHead]) {
+    const end = this.window.nextToken;
+    for (let entry = this.window.oldest; entry !== undefined && entry.token < end; entry = this.window.oldest) {
       const failed = entry;
       this.settle(failed, () => failed.job.onError(error));
     }
   }
 
-  /** One timer, for the oldest outstanding publish (the head of `flight`). */
+  /** One timer, for the oldest outstanding publish. */
   private armTimer(): void {
-    const oldest = this.flight[this.flightHead];
+    const oldest = this.window.oldest;
     if (oldest === undefined || this.closed) return;
     const wait = Math.max(0, oldest.sentAtMs + this.options.timeoutMs - this.options.clock.nowMs());
     this.timer = this.options.clock.setTimer(() => this.onTimer(), wait, { unref: true });
@@ -423,25 +371,13 @@ export class OrderedPublisher {
   private onTimer(): void {
     this.timer = undefined;
     const now = this.options.clock.nowMs();
-    for (let oldest = this.flight[this.flightHead]; oldest !== undefined && now - oldest.sentAtMs >= this.options.timeoutMs; oldest = this.flight[this.flightHead]) {
+    for (let oldest = this.window.oldest; oldest !== undefined && now - oldest.sentAtMs >= this.options.timeoutMs; oldest = this.window.oldest) {
       const entry = oldest;
       if (this.mayWait(entry.job, entry.sentAtMs)) return this.stop(entry);
-      this.settle(entry, () => entry.job.onError(new Error(`no acknowledgement from JetStream within ${this.options.timeoutMs} ms`)));
+      this.settle(entry, () => entry.job.onError(busError(`no acknowledgement from JetStream within ${this.options.timeoutMs} ms`)));
     }
     if (this.timer === undefined) this.armTimer();
   }
-}
-
-/** A 503 answer (no responders: no stream takes the subject now; no leader, in a cluster), or no leader for that long. */
-class NoLeaderError extends Error {}
-
-/** JetStream's answer, or a status without one (503: no stream takes the subject). */
-function readAck(msg: Msg): PublishAck {
-  if (msg.data.length === 0 && msg.headers?.hasError) {
-    const text = `JetStream did not take the message: ${msg.headers.code} ${msg.headers.description}`;
-    throw msg.headers.code === 503 ? new NoLeaderError(text) : new Error(text);
-  }
-  return decodePublishAck(msg.string());
 }
 
 function safe(step: () => void): void {

@@ -18,7 +18,7 @@ import type { BufferedUpdate } from '../replicas/UpdateBuffer';
 import type { ResolvedRelayOptions } from './relayOptions';
 import type { CarryFailure, EpochHooks, StreamEpoch } from './StreamEpoch';
 import type { StreamRelayDeps } from './StreamRelay';
-import { encodeResetMessage, encodeUpdateBatch, encodeUpdateMessage, MAX_BATCH_CHARS, messageId, resetMessageId, updateMessagePrefix, type PublishAck } from './wire';
+import { busError, encodeResetMessage, encodeUpdateBatch, encodeUpdateMessage, MAX_BATCH_CHARS, messageId, resetMessageId, updateMessagePrefix, type PublishAck } from './wire';
 
 /** Exchange seq -> JetStream seq entries kept per stream (the newest; older ones cannot align a snapshot the KV does not already beat). */
 const MAX_POSITIONS = 200_000;
@@ -213,7 +213,7 @@ export class StreamPublisher {
         }),
       onError: (error) => this.hooks.guard(() => retry(error)),
     });
-    if (!accepted) retry(new Error('the publish queue is full'));
+    if (!accepted) retry(busError('the publish queue is full'));
   }
 
 
