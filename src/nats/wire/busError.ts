@@ -1,3 +1,4 @@
+/** The error of a bus record or name that cannot be read or written. */
 import { ExchangeReplicaError } from '../../errors';
 
 /** A bus message or name this module cannot read or write: `ERR_BUS`, with what is wrong. */

@@ -1,3 +1,4 @@
+/** The names of a bus: its prefix, JetStream stream, KV bucket, subjects, KV keys and message ids. */
 import { streamKey, type ChannelName, type Scope } from '../../protocol';
 import { busError } from './busError';
 

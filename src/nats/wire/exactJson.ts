@@ -1,3 +1,4 @@
+/** JSON that carries its values exactly, and the reading of the bus's JSON records. */
 import { ExchangeReplicaError } from '../../errors';
 import { messageOf } from '../../errors/messageOf';
 import { busError } from './busError';

@@ -1,3 +1,4 @@
+/** The version every record of the bus carries. */
 import { busError } from './busError';
 
 /**

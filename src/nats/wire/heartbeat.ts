@@ -1,3 +1,4 @@
+/** A relay's heartbeat (core NATS, not stored): the streams it carries and their statuses. */
 import * as z from 'zod/mini';
 import { isChannelName, safeParse, type ChannelName, type Scope } from '../../protocol';
 import { busError } from './busError';

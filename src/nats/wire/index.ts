@@ -1,6 +1,9 @@
 /**
  * The wire of the bus: every name and format a relay writes and a consumer reads, in one
- * place. Nothing here talks to NATS (the relay and the consumers do).
+ * place, each format encoded and decoded in its own file: busNames (subjects, KV keys,
+ * message ids), updateMessage, updateBatch, resetMessage, publishAck, snapshotRecord,
+ * heartbeat, streamConfig, marketsMeta (busError, formatVersion, exactJson and schemas are
+ * shared by them). Nothing here talks to NATS (the relay and the consumers do).
  *
  * - One JetStream stream (`ER_UPDATES`, subjects `er.u.>`) holds the updates of every
  *   stream: one subject per stream key (`er.u.<channel>.<scope tokens>`). One message is a

@@ -1,3 +1,4 @@
+/** The exchange's markets and tokens in the KV bucket, for consumers without REST. */
 import { exactJson, parseJson } from './exactJson';
 import { BUS_FORMAT_VERSION } from './formatVersion';
 

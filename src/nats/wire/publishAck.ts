@@ -1,3 +1,4 @@
+/** JetStream's reply to a publish: its acknowledgement (PubAck), or a status without one. */
 import type { ExchangeReplicaError } from '../../errors';
 import { busError } from './busError';
 

@@ -1,3 +1,4 @@
+/** A reset on a stream's subject: what its readers read before it is void. */
 import { encodeToken } from './busNames';
 import { BUS_FORMAT_VERSION } from './formatVersion';
 

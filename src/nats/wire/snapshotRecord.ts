@@ -1,3 +1,4 @@
+/** A stream's KV entry: a snapshot aligned with the stream's subject. */
 import * as z from 'zod/mini';
 import { CHANNELS, isChannelName, safeParse, streamKey, validateScope, type ChannelName, type OperationName, type Scope } from '../../protocol';
 import { busError } from './busError';
@@ -96,12 +97,12 @@ export function decodeSnapshotRecord(text: string): SnapshotRecord {
 }
 
 /**
- * Whether a snapshot record leaves no record above `watermark` out: it is at or below it, or it is no
- * event stream's page, or its page (the newest records, `{ records, exhausted }`) reaches back
- * to the record after it.
+ * Whether a snapshot record leaves no record above `watermark` (a record's sequence, not an
+ * update's seq) out: it is no event stream's page, or its page (the newest records,
+ * `{ records, exhausted }`) is the whole history, holds nothing, or reaches back to the record
+ * after it.
  */
 export function snapshotPageReaches(entry: SnapshotRecord, watermark: bigint): boolean {
-  if (entry.sequence <= watermark) return true;
   const page = entry.data as { readonly records?: unknown; readonly exhausted?: unknown } | null;
   if (page === null || typeof page !== 'object' || !Array.isArray(page.records) || page.exhausted === true) return true;
   let oldest: bigint | undefined;
@@ -111,5 +112,5 @@ export function snapshotPageReaches(entry: SnapshotRecord, watermark: bigint): b
     const s = BigInt(seq);
     if (oldest === undefined || s < oldest) oldest = s;
   }
-  return oldest !== undefined && oldest <= watermark + 1n;
+  return oldest === undefined || oldest <= watermark + 1n;
 }

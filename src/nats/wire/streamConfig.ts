@@ -1,3 +1,4 @@
+/** The JetStream stream of the updates (its limits and configuration) and the snapshot bucket's history. */
 import type { BusNames } from './busNames';
 
 /** Limits of the updates stream (applied when a relay creates it; an existing stream is kept as it is). */

@@ -1,3 +1,4 @@
+/** The payload of an update message: a head line with the bounds, then one update frame per line. */
 import type { ChannelName } from '../../protocol';
 import type { SourceUpdate } from '../../replicas/ReplicaSource';
 import { busError } from './busError';

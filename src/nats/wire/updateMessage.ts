@@ -1,3 +1,4 @@
+/** One update on the bus: the exchange's own update frame, in the protocol's compact form (one line of a batch). */
 import { decodeAndValidate, HOT_CHANNELS, updateFramePrefix, writeUpdateData, writeUpdateFrame, type ChannelName, type HotChannel, type ValidateOptions } from '../../protocol';
 import { busError } from './busError';
 import { checkJsonValue } from './exactJson';
