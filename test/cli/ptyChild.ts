@@ -7,6 +7,7 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT, type Exit } from './spawnTsx';
+import { WAIT_MS } from '../helpers/deadlines';
 
 /** True when util-linux `script` (with `-e`, `-f`, `-c`) is there. */
 export function hasScript(): boolean {
@@ -93,7 +94,7 @@ export class PtyChild {
   }
 
   /** The exit, within `ms` (else the child is killed and this rejects). */
-  async waitForExit(ms = 30_000): Promise<Exit> {
+  async waitForExit(ms = WAIT_MS): Promise<Exit> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {

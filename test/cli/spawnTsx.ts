@@ -10,6 +10,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
+import { WAIT_MS } from '../helpers/deadlines';
 
 export const ROOT = join(__dirname, '..', '..');
 
@@ -60,7 +61,7 @@ export class TsxChild {
   }
 
   /** The first line (from `from` on) matching `pred`, within `ms`; rejects early if the child exits. */
-  waitForLine(pred: (line: string) => boolean, what: string, ms = 30_000, from = 0): Promise<string> {
+  waitForLine(pred: (line: string) => boolean, what: string, ms = WAIT_MS, from = 0): Promise<string> {
     return new Promise((resolve, reject) => {
       const check = (): boolean => {
         const hit = this.lines.slice(from).find(pred);
@@ -89,7 +90,7 @@ export class TsxChild {
   }
 
   /** The exit, within `ms` (else the child is killed and this rejects). */
-  async waitForExit(ms = 30_000): Promise<Exit> {
+  async waitForExit(ms = WAIT_MS): Promise<Exit> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -123,7 +124,7 @@ export class TsxChild {
 }
 
 /** Runs a file to its end (bounded) and returns its output. */
-export async function runTsx(file: string, args: readonly string[], ms = 30_000, env: Record<string, string | undefined> = {}): Promise<{ exit: Exit; lines: string[]; stderr: string }> {
+export async function runTsx(file: string, args: readonly string[], ms = WAIT_MS, env: Record<string, string | undefined> = {}): Promise<{ exit: Exit; lines: string[]; stderr: string }> {
   const child = new TsxChild(file, args, env);
   try {
     const exit = await child.waitForExit(ms);

@@ -18,6 +18,7 @@ import { webSnapshotSchema, type WebSnapshot } from '../../src/cli/web/WebSnapsh
 import { describeWithChromium, launchChromium } from '../browser/chromium';
 import { runProgram } from './runProgram';
 import { TsxChild } from './spawnTsx';
+import { WAIT_MS } from '../helpers/deadlines';
 
 /** One Server-Sent Event. */
 interface SseEvent {
@@ -66,7 +67,7 @@ class SseReader {
   }
 
   /** Resolves once `pred` holds (checked after every chunk), within `ms`. */
-  until(pred: () => boolean, what: string, ms = 30_000): Promise<void> {
+  until(pred: () => boolean, what: string, ms = WAIT_MS): Promise<void> {
     return new Promise((resolve, reject) => {
       const check = (): void => {
         if (!pred()) return;
@@ -157,7 +158,7 @@ describe('view --web, the event stream', () => {
     const server = await WebViewServer.start(0);
     const reader = await SseReader.open(server.url);
     try {
-      await reader.until(() => server.clientCount === 1, 'the page connected', 5_000);
+      await reader.until(() => server.clientCount === 1, 'the page connected');
       reader.res.pause();
       // 64 KiB snapshots, one per turn of the event loop, until the socket is backed up for good.
       const base = webSnapshotSchema.parse(JSON.parse(JSON.stringify(sampleSnapshot())));

@@ -4,6 +4,7 @@
  */
 import { streamKey } from '../../src/protocol';
 import { expectBookEqualToTruth, startPair, waitFor, type Pair } from './harness';
+import { WAIT_MS } from '../helpers/deadlines';
 
 const MARKET = { market_type: 'perp', market_id: 0 } as const;
 const KEY = streamKey('book', { market_id: 0, is_perps: true });
@@ -45,7 +46,7 @@ describe('order book replica vs simulator truth', () => {
     await expectEqualToTruth(pair, 'socket drop');
 
     f.stallStream(KEY, 4000);
-    await waitFor(pair.client.orderBook(MARKET), (s) => s.snapshotId >= 5 && s.status === 'live', 'resync after a stalled stream', 20_000);
+    await waitFor(pair.client.orderBook(MARKET), (s) => s.snapshotId >= 5 && s.status === 'live', 'resync after a stalled stream', WAIT_MS);
     await expectEqualToTruth(pair, 'stalled stream');
 
     const counts = pair.client.resyncCounts();

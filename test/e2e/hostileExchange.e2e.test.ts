@@ -9,6 +9,7 @@ import { ExchangeClient, type ExchangeReplicaError, type OrderBook, type PriceLe
 import { Simulator } from '../../src/simulator';
 import { HostileExchange } from '../helpers/HostileExchange';
 import { truth, waitFor } from './harness';
+import { WAIT_MS } from '../helpers/deadlines';
 
 const MARKET = { market_type: 'perp', market_id: 0 } as const;
 const STREAM = 'book|0';
@@ -99,7 +100,7 @@ test('a snapshot whose sequence is ahead of the stream is never shown as live; r
   expect(r.statuses).not.toContain('live');
   expect(r.client.resyncCounts().snapshot_ahead).toBeGreaterThanOrEqual(3);
   r.hostile.lieAboutSnapshots(STREAM, undefined);
-  await waitFor(book(r), (s) => s.status === 'live', 'live once the snapshots are honest', 20_000);
+  await waitFor(book(r), (s) => s.status === 'live', 'live once the snapshots are honest', WAIT_MS);
   await expectExact(r, 'after honest snapshots');
 });
 

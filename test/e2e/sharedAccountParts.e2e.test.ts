@@ -8,6 +8,7 @@
 import { firstValueFrom, filter } from 'rxjs';
 import { streamKey } from '../../src/protocol';
 import { startPair, waitFor, type Pair } from './harness';
+import { WAIT_MS } from '../helpers/deadlines';
 
 let pair: Pair | undefined;
 afterEach(async () => {
@@ -44,7 +45,7 @@ it('shares its parts with the direct replicas of the same streams, in either ord
   const o = orders.subscribe((e) => {
     if (e.cause === 'update') appliedOrders++;
   });
-  await waitFor(orders, () => appliedOrders >= 10, '10 applied order updates', 30_000);
+  await waitFor(orders, () => appliedOrders >= 10, '10 applied order updates', WAIT_MS);
   const [combined, own] = await Promise.all([firstValueFrom(account), firstValueFrom(orders)]);
   expect(combined.state.openOrders).toBe(own.state);
   await waitFor(account, () => seen.length >= 3, 'the combined state follows its parts');
@@ -55,7 +56,7 @@ it('shares its parts with the direct replicas of the same streams, in either ord
   // The four state parts and the combined replica (which runs its own fills part).
   expect(p.client.activity().replicas).toBe(5);
   const before = seen.length;
-  await waitFor(account, () => seen.length >= before + 5, '5 more account emissions', 30_000);
+  await waitFor(account, () => seen.length >= before + 5, '5 more account emissions', WAIT_MS);
   expect((await firstValueFrom(account)).status).toBe('live');
   expect(Object.values(p.client.resyncCounts()).reduce((a, b) => a + b, 0)).toBe(0);
   acc.unsubscribe();
@@ -76,7 +77,7 @@ it('counts a resync of a shared part once', async () => {
   // The combined replica and its four state parts, one of them the balances read here.
   expect(p.client.activity().replicas).toBe(5);
   p.sim.faults.resyncStream(streamKey('balances', scope));
-  await waitFor(balances, (e) => e.status === 'live' && e.snapshotId > 1, 'balances rebuilt', 30_000);
+  await waitFor(balances, (e) => e.status === 'live' && e.snapshotId > 1, 'balances rebuilt', WAIT_MS);
   expect(p.client.resyncCounts().resync_required).toBe(1);
   b.unsubscribe();
   acc.unsubscribe();

@@ -6,6 +6,7 @@
  */
 import { streamKey } from '../../src/protocol';
 import { startPair, waitFor, type Pair } from './harness';
+import { WAIT_MS } from '../helpers/deadlines';
 
 let pair: Pair | undefined;
 afterEach(async () => {
@@ -58,7 +59,7 @@ it('does not time an account part again beside the direct replica of its stream'
   const o = orders.subscribe((e) => {
     if (e.cause === 'update') applied++;
   });
-  await waitFor(orders, () => applied >= 20, '20 applied order updates', 30_000);
+  await waitFor(orders, () => applied >= 20, '20 applied order updates', WAIT_MS);
   const timed = countOf(p, key);
   expect(timed).toBeGreaterThanOrEqual(applied);
   // Timed by both the account's part and the direct replica, it would pass the tap's count.

@@ -11,6 +11,7 @@ import { ExchangeClient, type ExchangeReplicaError, type OrderBook, type PriceLe
 import { HttpStub } from '../helpers/HttpStub';
 import { WsTestServer, type ServerConnection } from '../helpers/WsTestServer';
 import { frameBarrier } from './frameBarrier';
+import { WAIT_MS } from '../helpers/deadlines';
 
 const TS = '1732200000000000000';
 const MARKET = { market_type: 'spot', market_id: 3 } as const;
@@ -88,7 +89,7 @@ describe('book frame fuzzing', () => {
   });
 
   function live(what: string): Promise<unknown> {
-    return firstValueFrom(client.orderBook(MARKET).pipe(filter((e) => e.status === 'live' && e.seq === model.seq), timeout({ first: 5000, with: () => { throw new Error(`${what}: last ${latest?.status} at ${latest?.seq}, model at ${model.seq}`); } })));
+    return firstValueFrom(client.orderBook(MARKET).pipe(filter((e) => e.status === 'live' && e.seq === model.seq), timeout({ first: WAIT_MS, with: () => { throw new Error(`${what}: last ${latest?.status} at ${latest?.seq}, model at ${model.seq}`); } })));
   }
 
   function sendUpdate(id: string, seq: bigint, data: unknown): void {

@@ -2,6 +2,7 @@
 import { firstValueFrom, Observable, timeout } from 'rxjs';
 import type { ExchangeClient } from '../../src';
 import type { ServerConnection } from '../helpers/WsTestServer';
+import { WAIT_MS } from '../helpers/deadlines';
 
 export async function frameBarrier(client: ExchangeClient, conn: ServerConnection, requestId: string, timestampNs: string): Promise<void> {
   const got = firstValueFrom(
@@ -9,7 +10,7 @@ export async function frameBarrier(client: ExchangeClient, conn: ServerConnectio
       const on = (text: string) => text.includes(`"${requestId}"`) && s.next();
       client.connection.on('message', on);
       return () => client.connection.off('message', on);
-    }).pipe(timeout(5000)),
+    }).pipe(timeout(WAIT_MS)),
   );
   conn.send({ type: 'pong', request_id: requestId, timestamp_ns: timestampNs });
   await got;

@@ -12,6 +12,7 @@ import { ExchangeClient, ExchangeReplicaError, type Bbo, type ReplicaState } fro
 import { HttpStub } from '../helpers/HttpStub';
 import { WsTestServer, type ServerConnection } from '../helpers/WsTestServer';
 import { frameBarrier } from './frameBarrier';
+import { WAIT_MS } from '../helpers/deadlines';
 
 const TS = '1732200000000000000';
 const MARKET = { market_type: 'perp', market_id: 0 } as const;
@@ -109,7 +110,7 @@ describe('frame fuzzing', () => {
 
   /** Waits until the replica is live at the model's seq. */
   function live(what = 'live at the model seq'): Promise<unknown> {
-    return firstValueFrom(client.bbo(MARKET).pipe(filter((e) => e.status === 'live' && e.seq === model.seq), timeout({ first: 5000, with: () => { throw new Error(`${what}: last ${latest?.status} at ${latest?.seq}, model at ${model.seq}`); } })));
+    return firstValueFrom(client.bbo(MARKET).pipe(filter((e) => e.status === 'live' && e.seq === model.seq), timeout({ first: WAIT_MS, with: () => { throw new Error(`${what}: last ${latest?.status} at ${latest?.seq}, model at ${model.seq}`); } })));
   }
 
   const resyncs = () => Object.values(client.resyncCounts()).reduce((a, b) => a + b, 0);

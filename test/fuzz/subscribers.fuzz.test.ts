@@ -8,6 +8,7 @@ import { filter, firstValueFrom, take, timeout, toArray, type Observable, type S
 import { SubscriberError, type ExchangeReplicaError } from '../../src';
 import { startPair, type Pair } from '../e2e/harness';
 import { EventLedger } from '../helpers/truth';
+import { WAIT_MS } from '../helpers/deadlines';
 
 const BBO = { market_type: 'perp', market_id: 0 } as const;
 const BOOK = { market_type: 'spot', market_id: 3 } as const;
@@ -34,7 +35,7 @@ afterEach(async () => {
 });
 
 /** The next `n` values of `obs` (bounded in time). */
-const next = <T>(obs: Observable<T>, n: number, what: string) => firstValueFrom(obs.pipe(take(n), toArray(), timeout({ first: 15_000, with: () => { throw new Error(`timed out waiting for ${n} ${what}`); } })));
+const next = <T>(obs: Observable<T>, n: number, what: string) => firstValueFrom(obs.pipe(take(n), toArray(), timeout({ first: WAIT_MS, with: () => { throw new Error(`timed out waiting for ${n} ${what}`); } })));
 
 /** Resolves once the client holds nothing (replicas, server subscriptions, pending requests). */
 async function idle(p: Pair): Promise<void> {
@@ -64,7 +65,7 @@ async function caughtUp(p: Pair, ledger: EventLedger): Promise<void> {
   const newest = page.data[0] === undefined ? undefined : BigInt(page.data[0].sequence);
   const done = () => newest === undefined || (ledger.lastSequence !== undefined && ledger.lastSequence >= newest);
   if (done()) return;
-  await firstValueFrom(p.client.trades(TRADES).pipe(filter(done), timeout(10_000)));
+  await firstValueFrom(p.client.trades(TRADES).pipe(filter(done), timeout(WAIT_MS)));
 }
 
 test('a subscriber that throws on every emission harms no other subscriber and no replica', async () => {
@@ -79,7 +80,7 @@ test('a subscriber that throws on every emission harms no other subscriber and n
   const trades = client.trades(TRADES).subscribe((item) => ledger.onItem(item as never));
   const seen = await next(client.bbo(BBO).pipe(filter((e) => e.status === 'live')), 20, 'bbo emissions next to a throwing subscriber');
   expect(seen.every((e) => e.status === 'live')).toBe(true);
-  await firstValueFrom(client.trades(TRADES).pipe(take(5), toArray(), timeout(15_000)));
+  await firstValueFrom(client.trades(TRADES).pipe(take(5), toArray(), timeout(WAIT_MS)));
   const threw = errors.filter((e) => e instanceof SubscriberError);
   expect(threw.length).toBeGreaterThan(0);
   expect(threw.every((e) => e.code === 'ERR_SUBSCRIBER_THREW' && /consumer bug/.test((e.cause as Error).message))).toBe(true);

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { Subject, type Subscription } from 'rxjs';
 import { ExchangeClient, OrderBook, type MarketParams } from '../../src';
+import { WAIT_MS } from '../helpers/deadlines';
 
 /** Levels a side digested per emission (with the version, which counts every change); `fullBooks()` dumps them all. */
 const DIGEST_LEVELS = 50;
@@ -99,7 +100,7 @@ export class EmissionLog {
   /**
    * Resolves once `ready()` holds (checked now and after each emission), rejects after `ms`.
    */
-  until(ready: () => boolean, what: string, ms = 15_000): Promise<void> {
+  until(ready: () => boolean, what: string, ms = WAIT_MS): Promise<void> {
     return new Promise((resolve, reject) => {
       if (ready()) return resolve();
       const timer = setTimeout(() => {

@@ -8,6 +8,7 @@ import { ResyncScheduler } from '../../src/replicas/ResyncScheduler';
 import { StreamSync } from '../../src/replicas/StreamSync';
 import { FakeFetcher, FakeStream, STATUS_TRANSITIONS, fakeSource, settle, waitFor } from './fixtures';
 import { SyncHarness, bboScope, fastRetry, tapeReducer, type Tape } from './SyncHarness';
+import { WAIT_MS } from '../helpers/deadlines';
 
 type Command =
   | { kind: 'update' }
@@ -119,11 +120,11 @@ describe('resync storm', () => {
     );
     try {
       for (const s of streams) s.subscribed();
-      await Promise.all(syncs.map((s) => waitFor(s.states$, (e) => e.status === 'live' && e.snapshotId === 1, 20_000)));
+      await Promise.all(syncs.map((s) => waitFor(s.states$, (e) => e.status === 'live' && e.snapshotId === 1, WAIT_MS)));
       for (const s of streams) s.disconnected('connection lost');
       expect(syncs.every((s) => s.status === 'stale')).toBe(true);
       for (const s of streams) s.subscribed();
-      await Promise.all(syncs.map((s) => waitFor(s.states$, (e) => e.status === 'live' && e.snapshotId === 2, 20_000)));
+      await Promise.all(syncs.map((s) => waitFor(s.states$, (e) => e.status === 'live' && e.snapshotId === 2, WAIT_MS)));
       expect(answers).toBe(600);
       expect(maxInFlight).toBe(4);
     } finally {

@@ -7,6 +7,7 @@ import type { ChannelName } from '../../src/protocol';
 import type { ReplicaSource } from '../../src/replicas/ReplicaSource';
 import type { SnapshotPage } from '../../src/replicas/SnapshotFetcher';
 import type { ReplicaStatus } from '../../src/replicas/ReplicaStatus';
+import { WAIT_MS } from '../helpers/deadlines';
 
 /** The legal public status changes (the README's status table): what every `StatusChange` must be one of. */
 export const STATUS_TRANSITIONS: Readonly<Record<ReplicaStatus, readonly ReplicaStatus[]>> = {
@@ -73,14 +74,14 @@ export class FakeFetcher {
   };
 
   /** Call number `index` (0-based), waiting for it to arrive (bounded). */
-  callAt(index: number, ms = 5000): Promise<FetchCall> {
+  callAt(index: number, ms = WAIT_MS): Promise<FetchCall> {
     const existing = this.calls[index];
     if (existing) return Promise.resolve(existing);
     return waitFor(this.arrivals, (i) => i === index, ms).then(() => this.calls[index]!);
   }
 
   /** The next call not yet taken by `nextCall` (waits for it, bounded). */
-  nextCall(ms = 5000): Promise<FetchCall> {
+  nextCall(ms = WAIT_MS): Promise<FetchCall> {
     return this.callAt(this.served++, ms);
   }
 }
@@ -97,7 +98,7 @@ export function fakeSource(streams: FakeStream | ((channel: ChannelName) => Fake
 }
 
 /** The first value of `source` matching `predicate`, bounded in time. */
-export function waitFor<T>(source: Observable<T>, predicate: (v: T) => boolean, ms = 5000): Promise<T> {
+export function waitFor<T>(source: Observable<T>, predicate: (v: T) => boolean, ms = WAIT_MS): Promise<T> {
   return firstValueFrom(source.pipe(filter(predicate), timeout(ms)));
 }
 

@@ -18,6 +18,7 @@ import { RecoveryTracker } from './RecoveryTracker';
 import { SilenceGate } from './silenceGate';
 import { errorKey, EXPECTED_ERROR_CODES, summarize, type SoakInputs, type SoakReport } from './soakReport';
 import { seededRandom } from '../../benchmarks/lib/rng';
+import { WAIT_MS } from '../helpers/deadlines';
 
 export { EXPECTED_ERROR_CODES };
 
@@ -106,7 +107,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const start = { heapUsed: process.memoryUsage().heapUsed, handles: handles() };
   // The run lives in its own frame: once it returns, nothing of the simulator or the client is reachable from here.
   const inputs = await runScenario(o, unhandled);
-  await released(start.handles, 3000);
+  await released(start.handles, WAIT_MS);
   await settle();
   const end = { heapUsed: process.memoryUsage().heapUsed, handles: handles() };
   process.off('unhandledRejection', onRejection);

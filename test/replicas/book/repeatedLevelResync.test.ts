@@ -9,6 +9,7 @@ import { filter, firstValueFrom, timeout, type Subscription } from 'rxjs';
 import { ExchangeClient, type ExchangeReplicaError, type OrderBook, type PriceLevel, type ReplicaState } from '../../../src';
 import { HttpStub, type StubReply } from '../../helpers/HttpStub';
 import { WsTestServer, type ServerConnection } from '../../helpers/WsTestServer';
+import { WAIT_MS } from '../../helpers/deadlines';
 
 const MARKET = { market_type: 'spot', market_id: 3 } as const;
 const TS = '1732200000000000000';
@@ -51,7 +52,7 @@ describe('a book update listing a price twice, through the client', () => {
   }
 
   function live(seq: bigint, what: string): Promise<ReplicaState<OrderBook>> {
-    return firstValueFrom(client.orderBook(MARKET).pipe(filter((e) => e.status === 'live' && e.seq === seq), timeout({ first: 5000, with: () => { throw new Error(`${what}: not live at seq ${seq}`); } })));
+    return firstValueFrom(client.orderBook(MARKET).pipe(filter((e) => e.status === 'live' && e.seq === seq), timeout({ first: WAIT_MS, with: () => { throw new Error(`${what}: not live at seq ${seq}`); } })));
   }
 
   /** Resolves once the client processed every frame sent before (an unsolicited pong is the marker). */

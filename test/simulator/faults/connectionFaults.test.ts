@@ -9,13 +9,14 @@ import { FrameDelay, NO_FRAME_DELAY, type FrameDelaySpec } from '../../../src/si
 import { SimulatorOptionError } from '../../../src/simulator/SimulatorOptionError';
 import { ManualClock } from '../../helpers/ManualClock';
 import { BOOK0, startFeed, type FeedHarness, type Frame, type TestClient } from '../feed/feedHarness';
+import { WAIT_MS } from '../../helpers/deadlines';
 
 const BOOK = streamKey('book', BOOK0);
 const bookData = (i: number) => ({ bids: [{ price_ticks: String(i), size_base_lots: '1' }], asks: [] });
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
 
 /** Waits (polling, generous deadline) until `pred` holds: for server-side state that no frame announces. */
-async function until(pred: () => boolean, deadlineMs = 10_000): Promise<void> {
+async function until(pred: () => boolean, deadlineMs = WAIT_MS): Promise<void> {
   const end = performance.now() + deadlineMs;
   while (!pred()) {
     if (performance.now() > end) throw new Error('condition not reached before the deadline');
