@@ -130,15 +130,16 @@ export class FeedRunner {
   /**
    * `entry` as the answer to `reader`'s request, unless it would skip records the reader lacks
    * and the subject holds (an event stream's entry holds its newest page only: a reader further
-   * behind would mark a gap): then the reader starts again from an entry at or below its
-   * watermark (the feed's anchor, or the entry its generation started from) and is given the
-   * records since from JetStream. Not when a hole of this generation lies above its watermark:
-   * no relay published those records (the gap is real).
+   * behind would mark a gap): then the reader starts again from an entry whose page does reach
+   * its watermark (the feed's anchor, or the entry its generation started from) and is given the
+   * records since from JetStream; not from one below a hole of this generation (no relay
+   * published those records: the gap is real). A watermark is a record's sequence, not an
+   * update's seq: only pages are compared with it.
    */
   private answerFor(feed: BusFeed, entry: SnapshotRecord, reader: FeedReader | undefined, query: SnapshotQuery): LoadedSnapshot {
     const watermark = query.since === undefined ? undefined : (query.since.watermark ?? 0n);
-    if (reader === undefined || watermark === undefined || snapshotPageReaches(entry, watermark) || feed.holes.some((h) => h > watermark)) return loadedOf(entry);
-    const from = [feed.anchor, feed.base].find((e): e is SnapshotRecord => e !== undefined && e.sequence <= watermark && feed.usable(e));
+    if (reader === undefined || watermark === undefined || snapshotPageReaches(entry, watermark)) return loadedOf(entry);
+    const from = [feed.anchor, feed.base].find((e): e is SnapshotRecord => e !== undefined && feed.usable(e) && snapshotPageReaches(e, watermark) && !feed.holes.some((h) => h > e.sequence));
     if (from === undefined) return loadedOf(entry);
     this.joins.joinFrom(feed, reader, from);
     throw new AbortedError(`${feed.key}: the snapshot at ${entry.sequence} does not reach back to ${watermark}, which the stream holds: restarted from snapshot ${from.sequence}`, { stream: feed.key });
@@ -225,7 +226,7 @@ export class FeedRunner {
    * Compares a running feed's KV entry with what was delivered: a newer entry at or below it
    * moves the anchor (a joiner's catch-up stays short); one above the last seq delivered at two checks in
    * a row (the relay resynced past updates it never published, and the stream is quiet since)
-   * sends `resync_required`.
+   * sends `resync_required`, unless the subject holds the entry's seq.
    */
   private async checkAhead(feed: BusFeed): Promise<void> {
     const token = feed.token;
@@ -243,6 +244,11 @@ export class FeedRunner {
       return;
     }
     feed.aheadMark = undefined;
+    // The subject holds the entry's seq: the updates are on their way (a consumer that stopped
+    // delivering is replaced after its idle heartbeats). Resyncing now answered the readers with
+    // that entry, past records of an event stream they had not been given (a gap).
+    const top = await this.ctx.store().subjectTop(feed).catch(() => undefined);
+    if (token !== feed.token || feed.phase !== 'running' || (top !== undefined && top >= entry.sequence)) return;
     const reason = `the snapshot of ${feed.key} is at ${entry.sequence}, the subject stopped at ${at}`;
     for (const r of feed.readers) if (r.up) r.subscriber.next({ kind: 'resync_required', reason });
   }

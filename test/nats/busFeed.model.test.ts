@@ -118,11 +118,15 @@ class Real {
 
 // ---- what the relays do ----------------------------------------------------
 
+/** Update `s` carries records 2s-1 and 2s: a record's sequence is not its update's seq (as on the exchange, where an update holds several trades). */
+const RECORDS_PER_UPDATE = 2;
+const recordsOf = (s: number): Trade[] => Array.from({ length: RECORDS_PER_UPDATE }, (_, k) => trade(RECORDS_PER_UPDATE * (s - 1) + k + 1));
+
 function publishBatch(m: ModelBus, r: Real, first: number, last: number): void {
   const frames: string[] = [];
   for (let s = first; s <= last; s++) {
-    const t = trade(s);
-    frames.push(encodeUpdateMessage(FRAME_PREFIX, 'trades', BigInt(s), BigInt(t.timestamp_ns), { trades: [t] }));
+    const trades = recordsOf(s);
+    frames.push(encodeUpdateMessage(FRAME_PREFIX, 'trades', BigInt(s), BigInt(trades[trades.length - 1]!.timestamp_ns), { trades }));
   }
   const seq = r.bus.publish(SUBJECT, encodeUpdateBatch(BigInt(first), frames));
   m.batches.push({ seq, first, last });
@@ -131,7 +135,8 @@ function publishBatch(m: ModelBus, r: Real, first: number, last: number): void {
 
 function writeEntry(m: ModelBus, r: Real, S: number, jsStartSeq: number): void {
   const records: Trade[] = [];
-  for (let s = S; s >= 1 && s > S - PAGE; s--) records.push(trade(s));
+  // The newest PAGE records at S, newest first (as REST answers).
+  for (let n = RECORDS_PER_UPDATE * S; n >= 1 && n > RECORDS_PER_UPDATE * S - PAGE; n--) records.push(trade(n));
   r.bus.putKv(
     KV_KEY,
     encodeSnapshotRecord({
@@ -143,7 +148,7 @@ function writeEntry(m: ModelBus, r: Real, S: number, jsStartSeq: number): void {
       operation: CHANNELS.trades.snapshot,
       sequence: BigInt(S),
       timestampNs: 0n,
-      data: { records, exhausted: S <= PAGE },
+      data: { records, exhausted: RECORDS_PER_UPDATE * S <= PAGE },
       jsStream: NAMES.stream,
       jsStartSeq,
       writtenAtNs: r.clock.nowNs(),
@@ -206,7 +211,8 @@ function check(r: Real, what: string): void {
     if (replica.status === 'live' && latest !== undefined) {
       const recent = latest.state.recent.map((t) => BigInt(t.sequence));
       const want: bigint[] = [];
-      for (let s = latest.seq; s >= 1n && s > latest.seq - BigInt(PAGE); s--) want.unshift(s);
+      const top = BigInt(RECORDS_PER_UPDATE) * latest.seq;
+      for (let n = top; n >= 1n && n > top - BigInt(PAGE); n--) want.unshift(n);
       // `recent` follows the stream position (a rebuild from an older snapshot included); `lastSequence` is the last record delivered.
       const lastItem = reader.items.at(-1);
       const delivered = lastItem === undefined ? undefined : lastItem.kind === 'gap' ? lastItem.toSequence : lastItem.sequence;
@@ -418,7 +424,7 @@ async function heal(m: ModelBus, r: Real): Promise<void> {
     if (x.replica === undefined) return;
     if (!done()) throw new Error(`reader ${i} not live at the head ${m.produced} after healthy rounds: ${x.replica.status} at ${x.replica.sync.latest?.seq}`);
     const last = x.items.at(-1);
-    if (last === undefined || last.kind !== 'record' || last.sequence !== BigInt(m.produced)) throw new Error(`reader ${i}: its last record is not the exchange's head ${m.produced}`);
+    if (last === undefined || last.kind !== 'record' || last.sequence !== BigInt(RECORDS_PER_UPDATE * m.produced)) throw new Error(`reader ${i}: its last record is not the exchange's newest at head ${m.produced}`);
   });
 }
 
