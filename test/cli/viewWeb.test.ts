@@ -260,7 +260,7 @@ describeWithChromium('view --web in headless Chromium', () => {
 
       // The chart redraws ten times a second from a moving book (a side can be momentarily thin):
       // wait until a drawing shows both areas, then check that drawing strictly.
-      const pixels = await eventually(() => depthPixels(page), (p) => p.bid.left > (p.width * p.height) / 200 && p.ask.right > (p.width * p.height) / 200, 20_000);
+      const pixels = await eventually(() => depthPixels(page), (p) => p.bid.left > (p.width * p.height) / 200 && p.ask.right > (p.width * p.height) / 200, WAIT_MS);
       const half = (pixels.width * pixels.height) / 2;
       expect(pixels.bid.left).toBeGreaterThan(half * 0.01);
       expect(pixels.ask.right).toBeGreaterThan(half * 0.01);

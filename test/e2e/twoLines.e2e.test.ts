@@ -6,6 +6,7 @@
  */
 import { streamKey } from '../../src/protocol';
 import { expectBookEqualToTruth, startPair, waitFor, type Pair } from './harness';
+import { WAIT_MS } from '../helpers/deadlines';
 
 jest.setTimeout(120_000);
 
@@ -21,12 +22,13 @@ function lineIds(pair: Pair): number[] {
 
 /** Waits until both lines carry the book again (after a drop, the line reconnects and resubscribes). */
 async function bothLinesUp(pair: Pair): Promise<number[]> {
-  for (let i = 0; i < 3000; i++) {
+  const deadline = Date.now() + WAIT_MS;
+  while (Date.now() < deadline) {
     const ids = lineIds(pair);
     if (ids.length === 2) return ids;
     await new Promise((r) => setTimeout(r, 10));
   }
-  throw new Error('the two lines did not both carry the book within 30 s');
+  throw new Error(`the two lines did not both carry the book within ${WAIT_MS} ms`);
 }
 
 /** Updates passed to the replica since `from` (waits for some to flow). */
