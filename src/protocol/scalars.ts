@@ -28,6 +28,15 @@ export function isUint64String(s: string): boolean {
 }
 
 /** True when `s` is a decimal string of a signed 64-bit integer. */
+/**
+ * A validated unsigned wire integer (decimal digits) as a bigint. Up to 15 digits the value
+ * is exact as a double, and `BigInt(number)` costs a third of `BigInt(string)`: the common
+ * case of a seq on the hot path.
+ */
+export function uint64FromDigits(digits: string): bigint {
+  return digits.length <= 15 ? BigInt(+digits) : BigInt(digits);
+}
+
 export function isInt64String(s: string): boolean {
   if (!INT64_RE.test(s)) return false;
   if (s.length < 19) return true;

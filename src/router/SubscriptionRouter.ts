@@ -7,9 +7,8 @@
  * the connection is told what to do by a command (`fail`, `reconnect`, `expectClose`).
  */
 import { filter, Observable, Subject } from 'rxjs';
-import type { Timer } from '../clock/Clock';
 import type { Connection } from '../connection/Connection';
-import { ClientClosedError, ConnectionFailedError, FeedError, FrameError, RequestTimeoutError, SubscriberError, type ExchangeReplicaError } from '../errors';
+import { ClientClosedError, ConnectionFailedError, FeedError, FrameError, RequestTimeoutError, type ExchangeReplicaError } from '../errors';
 import { messageOf } from '../errors/messageOf';
 import {
   CHANNELS,
@@ -20,7 +19,6 @@ import {
   type ChannelName,
   type DriftReport,
   type ErrorFrame,
-  type FeedErrorCode,
   type ResyncRequiredFrame,
   type Scope,
   type SubscribedFrame,
@@ -29,7 +27,11 @@ import {
   type UpdateFrame,
   type ValidateOptions,
 } from '../protocol';
+import { uint64FromDigits } from '../protocol/scalars';
 import { checkSubscription } from './checkSubscription';
+import { closeOnErrorFrame, closesSocket } from './closeOnErrorFrame';
+import { dispatch, endAll } from './deliver';
+import { IdleCloser } from './IdleCloser';
 import { PendingRequests } from './PendingRequests';
 import { resolveRouterOptions, type ResolvedRouterOptions, type RouterOptions } from './routerOptions';
 import type { RouterEvent, UpdateEvent } from './RouterEvent';
@@ -43,8 +45,6 @@ export type RouterConnection = Pick<Connection, 'connect' | 'disconnect' | 'send
 type PendingRequest = { readonly kind: 'subscribe'; readonly entry: StreamEntry } | { readonly kind: 'unsubscribe'; readonly subscriptionId: string };
 
 const FRAME_EXCERPT = 200;
-const FEED_UNAVAILABLE: FeedErrorCode = 'FEED_UNAVAILABLE';
-const HEARTBEAT_TIMEOUT: FeedErrorCode = 'HEARTBEAT_TIMEOUT';
 
 /**
  * @example
@@ -67,7 +67,7 @@ export class SubscriptionRouter {
   private serving = false;
   private closed = false;
   /** Armed while no stream has a subscriber: closes the idle connection (`idleCloseMs`). */
-  private idleTimer: Timer | undefined;
+  private readonly idleCloser: IdleCloser;
 
   /** @throws InvalidParameterError on an option that cannot work. */
   constructor(
@@ -77,6 +77,7 @@ export class SubscriptionRouter {
     this.options = resolveRouterOptions(options);
     this.errors = this.errorSubject.asObservable();
     this.pending = new PendingRequests(this.options.requestTimeoutMs, this.onRequestTimeout, this.options.clock);
+    this.idleCloser = new IdleCloser(this.options.idleCloseMs, this.options.clock, () => !this.closed && !this.hasSubscribers(), (reason) => connection.disconnect(reason));
     const onDrift = this.options.onDrift;
     this.validateOptions = { strict: this.options.strict, onDrift: onDrift && ((report: DriftReport) => onDrift(report, {})) };
     connection.on('open', this.onOpen);
@@ -108,7 +109,7 @@ export class SubscriptionRouter {
     if (!checked.ok) return fail(listener, checked.error);
     const entry = this.registry.acquire(streamKey(checked.channel, checked.scope), checked.channel, checked.scope);
     entry.observers.add(listener);
-    this.cancelIdleClose();
+    this.idleCloser.cancel();
     if (entry.phase === 'active') {
       listener.next({ kind: 'subscribed', subscriptionId: entry.subscriptionId!, generation: entry.generation });
     } else if (entry.phase === 'idle') {
@@ -145,7 +146,7 @@ export class SubscriptionRouter {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.cancelIdleClose();
+    this.idleCloser.cancel();
     this.connection.off('open', this.onOpen);
     this.connection.off('message', this.onMessage);
     this.connection.off('close', this.onClose);
@@ -155,11 +156,7 @@ export class SubscriptionRouter {
     for (const entry of entries) {
       if (entry.phase === 'active') this.connection.send({ type: 'unsubscribe', request_id: this.connection.nextRequestId(), subscription_id: entry.subscriptionId! });
     }
-    for (const entry of entries) {
-      const listeners = [...entry.observers];
-      entry.observers.clear();
-      for (const listener of listeners) this.deliverEnd(entry, listener, undefined);
-    }
+    for (const entry of entries) endAll(entry, undefined, this.report);
     this.errorSubject.complete();
   }
 
@@ -186,33 +183,13 @@ export class SubscriptionRouter {
   /** One subscriber left; the last one of a stream takes the server subscription down. */
   private release(entry: StreamEntry, listener: StreamListener): void {
     entry.observers.delete(listener);
-    this.armIdleClose();
+    this.idleCloser.arm();
     if (entry.observers.size > 0 || !this.registry.isCurrent(entry)) return;
     // In flight: the entry stays, so a quick re-subscribe joins it; an ack nobody wants is undone on arrival.
     if (entry.phase === 'subscribing') return;
     const id = entry.phase === 'active' ? entry.subscriptionId : undefined;
     this.registry.forget(entry);
     if (id !== undefined) this.unsubscribe(id);
-  }
-
-  /** No stream has a subscriber: close the connection after `idleCloseMs` unless one comes back. */
-  private armIdleClose(): void {
-    const delay = this.options.idleCloseMs;
-    if (this.closed || this.idleTimer !== undefined || delay === Number.POSITIVE_INFINITY || this.hasSubscribers()) return;
-    // unref: this timer must not be what keeps a process alive (the socket does, until it fires).
-    this.idleTimer = this.options.clock.setTimer(
-      () => {
-        this.idleTimer = undefined;
-        if (!this.closed && !this.hasSubscribers()) this.connection.disconnect(`no subscriber for ${delay} ms`);
-      },
-      delay,
-      { unref: true },
-    );
-  }
-
-  private cancelIdleClose(): void {
-    this.idleTimer?.cancel();
-    this.idleTimer = undefined;
   }
 
   private hasSubscribers(): boolean {
@@ -318,7 +295,7 @@ export class SubscriptionRouter {
       if (!checked.ok) return this.invalidUpdate(entry, `update seq ${frame.seq} of ${entry.key} does not match the channel's schema: ${summarizeZodError(checked.error)}`);
       data = checked.value;
     }
-    this.dispatch(entry, { kind: 'update', seq: uint64(frame.seq), timestampNs: BigInt(frame.timestamp_ns), receivedAtNs, data, size });
+    this.dispatch(entry, { kind: 'update', seq: uint64FromDigits(frame.seq), timestampNs: BigInt(frame.timestamp_ns), receivedAtNs, data, size });
   }
 
   /** Validation options of an update's data: drift reports name the stream. */
@@ -374,7 +351,11 @@ export class SubscriptionRouter {
   }
 
   private onErrorFrame(frame: ErrorFrame, served: boolean): void {
-    if (this.onClosingError(frame, served)) return;
+    if (closesSocket(frame)) {
+      // The socket ends with this frame: whether it was serving is as it was before it.
+      this.serving = served;
+      return closeOnErrorFrame(this.connection, frame, served);
+    }
     const request = frame.request_id === '' ? undefined : this.pending.take(frame.request_id);
     if (request?.kind === 'subscribe') {
       const { entry } = request;
@@ -387,68 +368,21 @@ export class SubscriptionRouter {
     this.report(new FeedError(frame.code, `feed error: ${frame.error}`, subscriptionId === undefined ? {} : { subscriptionId }));
   }
 
-  /**
-   * The error frames after which the server closes the socket, whatever their request id:
-   * the connection is told what to do. `FEED_UNAVAILABLE` is final on a fresh socket (the
-   * deployment has no feed); on a socket that was serving (a deploy, an incident) it is a drop
-   * like any other, and the next socket decides. Returns true when `frame` was one.
-   * @param served whether the socket delivered another frame before this one.
-   */
-  private onClosingError(frame: ErrorFrame, served: boolean): boolean {
-    if (frame.code === FEED_UNAVAILABLE) {
-      this.serving = served;
-      if (served) {
-        this.connection.reconnect(`server sent ${FEED_UNAVAILABLE} on a connection that was serving (${frame.error}): reconnecting`);
-      } else {
-        const message = `the streaming feed at ${this.connection.url} is not available on this deployment (server: ${frame.error}); not reconnecting, REST calls are unaffected`;
-        this.connection.fail(new FeedError(FEED_UNAVAILABLE, message), `server sent ${FEED_UNAVAILABLE}`);
-      }
-      return true;
-    }
-    if (frame.code === HEARTBEAT_TIMEOUT) {
-      this.serving = served;
-      // The server closes right after; the connection reconnects as after any drop, with this reason.
-      this.connection.expectClose(`server sent ${HEARTBEAT_TIMEOUT}: ${frame.error}`);
-      return true;
-    }
-    return false;
-  }
-
   // ---- delivery --------------------------------------------------------------
 
-  /** Delivers one event to every listener of a stream; one that throws affects nobody else. */
   private dispatch(entry: StreamEntry, event: RouterEvent): void {
-    for (const listener of entry.observers) {
-      try {
-        listener.next(event);
-      } catch (cause) {
-        this.report(new SubscriberError(`a subscriber of ${entry.key} threw on a ${event.kind} event`, { channel: entry.channel, stream: entry.key }, { cause }));
-      }
-    }
+    dispatch(entry, event, this.report);
   }
 
   private errorAll(entry: StreamEntry, error: ExchangeReplicaError): void {
-    const listeners = [...entry.observers];
-    entry.observers.clear();
-    for (const listener of listeners) this.deliverEnd(entry, listener, error);
-    this.armIdleClose();
+    endAll(entry, error, this.report);
+    this.idleCloser.arm();
   }
 
-  /** Ends one listener (`error` when given, else `complete`); one that throws affects nobody else. */
-  private deliverEnd(entry: StreamEntry, listener: StreamListener, error: ExchangeReplicaError | undefined): void {
-    try {
-      if (error === undefined) listener.complete();
-      else listener.error(error);
-    } catch (cause) {
-      this.report(new SubscriberError(`a subscriber of ${entry.key} threw on the end of the stream`, { channel: entry.channel, stream: entry.key }, { cause }));
-    }
-  }
-
-  private report(error: ExchangeReplicaError): void {
+  private readonly report = (error: ExchangeReplicaError): void => {
     this.errorSubject.next(error);
-  }
+  };
 }
-
 /** Errors `listener` at once (nothing subscribed); its unsubscribe does nothing. */
 function fail(listener: StreamListener, error: ExchangeReplicaError): () => void {
   listener.error(error);
@@ -457,10 +391,3 @@ function fail(listener: StreamListener, error: ExchangeReplicaError): () => void
 
 function noop(): void {}
 
-/**
- * A validated wire integer as a bigint. Up to 15 digits the value is exact as a double, and
- * `BigInt(number)` costs a third of `BigInt(string)`: the common case of a seq.
- */
-function uint64(digits: string): bigint {
-  return digits.length <= 15 ? BigInt(+digits) : BigInt(digits);
-}
