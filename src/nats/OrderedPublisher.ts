@@ -100,6 +100,13 @@ export class OrderedPublisher {
   private retryBackoffMs = NO_LEADER_BACKOFF_MS;
   /** Disconnected, holding what awaited its answer (see {@link disconnected}): nothing is sent until {@link reconnected}. */
   private offline = false;
+  /**
+   * Sending again (after a 503, a lost answer or a reconnect): one publish at a time until one
+   * is answered. Pipelined, a publish answered 503 could be followed by one stored once the
+   * new leader was up: stored before it, the subject's order lost (its stream resynced, on
+   * every relay that sent them: a hole, a gap for an event stream's consumers).
+   */
+  private probing = false;
 
   constructor(
     private readonly nc: Pick<NatsConnection, 'publish' | 'subscribe'>,
@@ -176,7 +183,8 @@ export class OrderedPublisher {
 
   private pump(): void {
     if (this.retry.length > 0 || this.offline) return; // stopped: the publishes to send again go first
-    while (!this.closed && this.window.outstanding < this.options.maxInFlight && this.head < this.queue.length) {
+    const limit = this.probing ? 1 : this.options.maxInFlight;
+    while (!this.closed && this.window.outstanding < limit && this.head < this.queue.length) {
       const job = this.queue[this.head++]!;
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue.splice(0, this.head);
@@ -324,6 +332,7 @@ export class OrderedPublisher {
       again.push(job);
     }
     this.queue.splice(this.head, 0, ...again);
+    if (again.length > 0) this.probing = true;
     this.pump();
   }
 
@@ -346,6 +355,8 @@ export class OrderedPublisher {
   }
 
   private settle(entry: InFlight, step: () => void): void {
+    // Answered (or failed for good): the pipeline opens again.
+    this.probing = false;
     this.window.settle(entry);
     safe(step);
     this.pump();
