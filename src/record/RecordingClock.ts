@@ -18,6 +18,8 @@ export class RecordingClock implements Clock {
   private now: number;
   private readonly heap: PendingTimer[] = [];
   private timersSet = 0;
+  /** What the next `nowNs()` gives, once (see `stampNextRead`). */
+  private stamp: bigint | undefined;
 
   /**
    * @param startedAtNs the session's wall-clock start, Unix ns
@@ -37,7 +39,21 @@ export class RecordingClock implements Clock {
   }
 
   nowNs(): bigint {
+    const stamp = this.stamp;
+    if (stamp !== undefined) {
+      this.stamp = undefined;
+      return stamp;
+    }
     return this.startedAtNs + BigInt(Math.round(this.now * 1000)) * 1000n;
+  }
+
+  /**
+   * The next `nowNs()` read, if it comes before the time moves on, gives `ns`: the clock read
+   * the recorded client made at this point (e.g. the receive stamp of a snapshot answer,
+   * taken after the answer was parsed), not the answer's arrival time.
+   */
+  stampNextRead(ns: bigint): void {
+    this.stamp = ns;
   }
 
   /** The wall-clock ns of a recorded time (ms since the session began). */
@@ -54,7 +70,10 @@ export class RecordingClock implements Clock {
 
   /** Moves the time forward to `atMs` (never back). */
   advanceTo(atMs: number): void {
-    if (atMs > this.now) this.now = atMs;
+    if (atMs > this.now) {
+      this.now = atMs;
+      this.stamp = undefined;
+    }
   }
 
   /** Due time of the next pending timer; undefined when none. */

@@ -163,6 +163,9 @@ export class StreamPlayback {
 
   private answer(pending: PendingQuery, answer: RecordedAnswer): void {
     this.pending = undefined;
+    // The replica stamps the snapshot with the clock when it builds it: the recorded client's read there.
+    const stamp = this.host.index.clockReadAfter(answer.order);
+    if (stamp !== undefined) this.host.clock.stampNextRead(stamp);
     pending.query.signal.removeEventListener('abort', pending.onAbort);
     this.load(pending.query, answer).then(pending.resolve, pending.reject);
   }
@@ -262,6 +265,7 @@ export class StreamPlayback {
       subscriptionId: epoch.subscriptionId,
       channel: this.stream.channel,
       wallNs: (at) => clock.wallNs(at),
+      nextChunkFirstLine: () => this.host.store.get(chunk + 1)?.lines[0],
     };
   }
 

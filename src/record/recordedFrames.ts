@@ -28,6 +28,11 @@ export interface FrameQuery {
   readonly channel: ChannelName;
   /** The recording's wall-clock ns at a recorded time (when no clock read follows a frame). */
   readonly wallNs: (atMs: number) => bigint;
+  /**
+   * The first line of the next chunk: the clock read that follows a chunk's last frame is
+   * there (a chunk ends wherever a flush cut the log). Undefined when there is none.
+   */
+  readonly nextChunkFirstLine?: () => string | undefined;
 }
 
 const SUB_KEY = '\\"subscription_id\\":\\"';
@@ -74,12 +79,12 @@ export function nextFrameEvent(q: FrameQuery, from: number): DataItem | undefine
       // The common case, read in place: the same values the general path below would give.
       const book = readRecordedBookUpdate(line, c2 + 2, line.length - 2);
       if (book !== undefined && book.subscriptionId === q.subscriptionId) {
-        const event: SourceUpdate = { kind: 'update', seq: uint64(book.seq), timestampNs: BigInt(book.timestampNs), receivedAtNs: receivedAt(lines[j + 1], at, q.wallNs), data: book.data, size: book.size };
+        const event: SourceUpdate = { kind: 'update', seq: uint64(book.seq), timestampNs: BigInt(book.timestampNs), receivedAtNs: receivedAt(j + 1 < lines.length ? lines[j + 1] : q.nextChunkFirstLine?.(), at, q.wallNs), data: book.data, size: book.size };
         return { order: q.baseOrder + j, at, event };
       }
     }
     frame ??= frameText(line, c2);
-    const event = frame === undefined ? INVALID : decodeEvent(frame, q.channel, receivedAt(lines[j + 1], at, q.wallNs));
+    const event = frame === undefined ? INVALID : decodeEvent(frame, q.channel, receivedAt(j + 1 < lines.length ? lines[j + 1] : q.nextChunkFirstLine?.(), at, q.wallNs));
     if (event !== undefined) return { order: q.baseOrder + j, at, event };
   }
   return undefined;

@@ -192,6 +192,29 @@ export class RecordingIndex {
     return last === undefined ? 0 : last.baseOrder + (this.store.recording.chunks[last.chunk]?.entries ?? 0);
   }
 
+  /**
+   * The first clock read (`n` entry) logged after entry `order` and before the next input:
+   * what the recorded client read right after that input (e.g. a snapshot answer's receive
+   * stamp); undefined when there is none.
+   */
+  clockReadAfter(order: number): bigint | undefined {
+    const first = this.chunkOf(order);
+    if (first === undefined) return undefined;
+    // The read is a few entries on: into the next chunk at most (a flush may cut anywhere).
+    for (let c = first; c <= first + 1 && this.ensureRead(c); c++) {
+      const lines = this.store.get(c)!.lines;
+      for (let j = Math.max(order + 1 - this.baseOrder(c), this.firstLineIn(c)); j < lines.length; j++) {
+        const line = lines[j]!;
+        if (line.startsWith('["n","')) {
+          const digits = line.slice(6, line.indexOf('"', 6));
+          return /^\d{1,20}$/.test(digits) ? BigInt(digits) : undefined;
+        }
+        if (isInputLine(line) || line[2] === 'h' || line[2] === 'z') return undefined;
+      }
+    }
+    return undefined;
+  }
+
   /** Frames (`m` entries) of the session from chunk `fromChunk` on, as read so far. */
   framesFrom(fromChunk: number): number {
     let n = 0;

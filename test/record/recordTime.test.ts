@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WebSocketClientOptions, WebSocketLike } from '../../src/connection/connectionOptions';
+import { ExchangeClient } from '../../src/client';
 import { ExchangeReplicaError } from '../../src/errors';
 import { FeedRecorder, Recording, RecordingSource, Replayer } from '../../src/record';
 import { RECORDING_FORMAT, RECORDING_VERSION, type Entry } from '../../src/record/entries';
@@ -172,4 +173,40 @@ test('a socket whose class threw when created throws the library error with the 
   }
   expect(thrown).toBeInstanceOf(ExchangeReplicaError);
   expect(thrown).toMatchObject({ code: 'ERR_CONNECTION_FAILED', message: 'Invalid URL: ws://t.invalid/ws' });
+});
+
+test("the replayed receive stamps are the recorded client's clock reads: a snapshot's after its answer, a frame's across a chunk boundary", async () => {
+  const path = join(dir, 'stamps-replay.rec');
+  const w = new RecordingWriter(path, { maxBytes: 2 ** 30, flushBytes: 1 << 20, compressionLevel: 1, fsync: false });
+  const header = { format: RECORDING_FORMAT, version: RECORDING_VERSION, startedAtNs: '1790000000000000000', startedAt: '2026-09-21T00:00:00.000Z', restUrl: 'http://t.invalid', wsUrl: 'ws://t.invalid/ws', options: {}, meta: null };
+  const url = 'http://t.invalid/v1/orderBook?market_type=perp&market_id=0&depth=500';
+  const frame = (seq: number) => `{"type":"update","subscription_id":"1","channel":"book","seq":"${seq}","timestamp_ns":"1790000000000000000","data":{"bids":[{"price_ticks":"${100 + seq}","size_base_lots":"1"}],"asks":[]}}`;
+  const add = (e: unknown[]) => w.add(JSON.stringify(e));
+  add(['h', header]);
+  add(['S', 1, header.wsUrl]);
+  add(['o', 1, 1]);
+  add(['s', 1, JSON.stringify({ type: 'subscribe', request_id: '1', channel: 'book', market_id: 0, is_perps: true })]);
+  add(['m', 2, 1, JSON.stringify({ type: 'subscribed', request_id: '1', subscription_id: '1', channel: 'book' })]);
+  add(['F', 1, url]);
+  // The answer arrives at 3 ms; the client stamps the snapshot at 7.5 ms (its read, after parsing it).
+  add(['a', 3, 1, 200, JSON.stringify({ data: { bids: [], asks: [{ price_ticks: '200', size_base_lots: '1' }] }, sequence: '0', timestamp_ns: '1790000000000000000' }), null, null]);
+  add(['d', 3.2]);
+  add(['n', '1790000000007500000']);
+  add(['m', 10, 1, frame(1)]);
+  add(['n', '1790000000010250000']);
+  // A flush between a frame and the client's stamp of it: the stamp is the next chunk's first entry.
+  add(['m', 20, 1, frame(2)]);
+  w.flush();
+  add(['n', '1790000000020750000']);
+  w.writeFinal([JSON.stringify(['z', { reason: 'closed', entries: 13, inputs: 5, durationMs: 30 }])]);
+  w.close();
+  expect(Recording.open(path).chunks.length).toBeGreaterThan(1);
+
+  const source = RecordingSource.open(path);
+  const client = new ExchangeClient(source.clientOptions());
+  const stamps: string[] = [];
+  client.orderBook({ market_type: 'perp', market_id: 0 }).subscribe((e) => stamps.push(`${e.status} ${e.seq} ${e.receivedAtNs}`));
+  await source.ended;
+  await client.close();
+  expect(stamps.filter((s) => s.startsWith('live'))).toEqual(['live 0 1790000000007500000', 'live 1 1790000000010250000', 'live 2 1790000000020750000']);
 });

@@ -101,3 +101,13 @@ test('decodeFrames gives the same events from in-place reads as from the general
     [106, 4, { kind: 'resync_required', reason: 'invalid_update' }],
   ]);
 });
+
+test("decodeFrames takes the subscription's frames only, on its socket (ids that share a prefix, other sockets)", () => {
+  const f = (id: string, seq: number) => compact(id, String(seq), '10', [{ price_ticks: String(100 + seq), size_base_lots: '1' }], []);
+  const lines = [JSON.stringify(['m', 1, 1, f('10', 1)]), JSON.stringify(['m', 2, 1, f('1', 2)]), JSON.stringify(['m', 3, 2, f('1', 3)]), JSON.stringify(['m', 4, 1, f('1', 4)]), JSON.stringify(['m', 5, 1, f('a"b', 5)]), JSON.stringify(['m', 6, 11, f('1', 6)])];
+  const seqs = (socket: number, subscriptionId: string) => decodeFrames({ lines, baseOrder: 0, firstLine: 0, socket, subscriptionId, channel: 'book', wallNs: () => 0n }).map((i) => (i.event.kind === 'update' ? i.event.seq : i.event.reason));
+  expect(seqs(1, '1')).toEqual([2n, 4n]);
+  expect(seqs(1, '10')).toEqual([1n]);
+  expect(seqs(2, '1')).toEqual([3n]);
+  expect(seqs(11, '1')).toEqual([6n]);
+});
