@@ -7,7 +7,7 @@ import { Observable, Subject, type Observable as Obs } from 'rxjs';
 import type { Connection } from '../connection';
 import { ClientClosedError, ExchangeReplicaError } from '../errors';
 import { asExchangeReplicaError } from '../errors/asExchangeReplicaError';
-import { streamKey, type ChannelName, type DriftReport, type Scope } from '../protocol';
+import { streamKey, type ChannelName, type Scope } from '../protocol';
 import { RestClient } from '../rest';
 import {
   AccountReplica,
@@ -32,9 +32,11 @@ import {
   type SharedReplicas,
 } from '../replicas';
 import type { SubscriptionRouter, UpdateEvent } from '../router';
+import type { ClientEvents } from './ClientEvents';
 import { resolveClientOptions, type ExchangeClientOptions, type ResolvedClientOptions } from './clientOptions';
 import { accountScopeOf, scopeOf, type AccountParams, type CandleParams, type MarketParams, type PerpCandleParams, type PerpMarketParams } from './replicaParams';
 import { FeedLines, type LineStats } from './FeedLines';
+import { interceptedIo } from './interceptedIo';
 import { ReplicaPool } from './ReplicaPool';
 import { StreamMetrics, type StreamMetricsSnapshot } from './StreamMetrics';
 import { ClientTelemetry, ReplicaCensus, type TrackedReplica } from '../metrics';
@@ -43,17 +45,6 @@ import { whenLive, type WhenLiveOptions } from './whenLive';
 import { iterate, type IterateOptions } from './iterate';
 import type { ReplicaStatus } from '../replicas';
 import type { Balance, Bbo, Fill, FundingRate, LastCandle, MarkCandle, MarketStats, Order, Position, Subaccount, Trade } from '../protocol';
-
-/** Events of `client.events`. */
-export interface ClientEvents {
-  /** Unexpected keys were dropped from a server answer (non-strict mode). */
-  drift: (report: DriftReport & { source: 'rest' | 'feed'; channel?: string; operation?: string }) => void;
-  /** Any error the client survived (frame errors, snapshot failures, subscriber exceptions). */
-  error: (error: ExchangeReplicaError) => void;
-}
-
-/** A replica the client runs: counted in `resyncCounts()`, closed when its last subscriber leaves. */
-type RunningReplica = TrackedReplica;
 
 /**
  * Live, exact replicas of an exchange, as RxJS observables. Faults heal by themselves
@@ -110,13 +101,8 @@ export class ExchangeClient {
       },
       (subscriber) => this.errorSubject.subscribe(subscriber),
     );
-    const io = o.record;
-    io?.begin({ restUrl: o.restUrl, wsUrl: o.wsUrl, options });
-    // A recorder sees every strategy the components use.
-    const rest = io ? { ...o.rest, clock: io.wrapClock(o.rest.clock!), random: io.wrapRandom(o.rest.random!), fetch: io.wrapFetch(o.rest.fetch) } : o.rest;
-    const connection = io ? { ...o.connection, clock: io.wrapClock(o.connection.clock!), random: io.wrapRandom(o.connection.random!), WebSocket: io.wrapWebSocket(o.connection.WebSocket) } : o.connection;
-    const routerClock = io ? io.wrapClock(o.router.clock!) : o.router.clock;
-    this.replicaIo = io ? { clock: io.wrapClock(o.replica.clock!), random: io.wrapRandom(o.replica.random!) } : {};
+    const { rest, connection, routerClock, replica } = interceptedIo(o, options);
+    this.replicaIo = replica;
     this.rest = new RestClient({ ...rest, baseUrl: o.restUrl, strict: o.strict });
     this.rest.events.on('drift', (d) => this.drift({ ...d, source: 'rest' }));
     this.feed = new FeedLines(o, connection, { ...o.router, clock: routerClock, strict: o.strict, onDrift: (report, ctx) => this.drift({ ...report, source: 'feed', channel: ctx.channel }) }, this.rest);
@@ -362,24 +348,20 @@ export class ExchangeClient {
    * subscribes, closed when the last one leaves. Replicas time their updates themselves
    * (`ReplicaDeps.timerOf`).
    */
-  private pooled<R extends RunningReplica, T>(key: string, create: () => R, select: (replica: R) => Observable<T>): Observable<T> {
-    return this.pool.observe(
-      key,
-      () => {
-        this.assertOpen();
-        return this.replicas.track(key, create());
-      },
-      (r) => select(r.replica),
-    );
+  private pooled<R extends TrackedReplica, T>(key: string, create: () => R, select: (replica: R) => Observable<T>): Observable<T> {
+    return this.pool.observe(key, () => this.track(key, create), (r) => select(r.replica));
   }
 
   /** The pooled replica of `key` for a replica made of others (see SharedReplicas). */
-  private lease<R extends RunningReplica>(key: string, create: () => R): ReplicaLease<R> {
-    const held = this.pool.lease(key, () => {
-      this.assertOpen();
-      return this.replicas.track(key, create());
-    });
+  private lease<R extends TrackedReplica>(key: string, create: () => R): ReplicaLease<R> {
+    const held = this.pool.lease(key, () => this.track(key, create));
     return { replica: held.value.replica, release: held.release };
+  }
+
+  /** A new replica of the open client, counted in `resyncCounts()` until it closes. */
+  private track<R extends TrackedReplica>(key: string, create: () => R): ReturnType<ReplicaCensus['track']> & { readonly replica: R } {
+    this.assertOpen();
+    return this.replicas.track(key, create());
   }
 
   /** Parts of account replicas: the same replicas as `subaccount()`, `balances()`, ... of the stream. */
@@ -392,16 +374,16 @@ export class ExchangeClient {
     },
   };
 
-  private replicaOptions(): StreamSyncOptions {
-    return { ...this.options.replica, ...this.replicaIo, onError: (e) => this.report(e) };
-  }
-
   private assertOpen(): void {
     if (this.closed) throw new ClientClosedError('the client is closed: create a new ExchangeClient');
   }
 
+  private replicaOptions(): StreamSyncOptions {
+    return { ...this.options.replica, ...this.replicaIo, onError: (e) => this.report(e) };
+  }
+
   private drift(report: Parameters<ClientEvents['drift']>[0]): void {
-    if (this.options.onDrift) this.options.onDrift(report);
+    this.options.onDrift?.(report);
     this.events.emit('drift', report);
   }
 

@@ -1,4 +1,5 @@
-export { ExchangeClient, type ClientEvents } from './ExchangeClient';
+export { ExchangeClient } from './ExchangeClient';
+export type { ClientEvents } from './ClientEvents';
 export { resolveClientOptions, feedUrlFor, type ExchangeClientOptions, type ArbitrationOptions } from './clientOptions';
 export type { LineStats } from './FeedLines';
 export type { MarketParams, CandleParams, PerpCandleParams, PerpMarketParams, AccountParams } from './replicaParams';
