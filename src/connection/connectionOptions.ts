@@ -44,6 +44,8 @@ export interface WebSocketClientOptions {
   readonly maxQueuedWriteBytes?: number;
   /** Largest head of the server's answer to the upgrade request ({@link ConnectionOptions.maxHandshakeHeadBytes}). */
   readonly maxHandshakeHeadBytes?: number;
+  /** The connection's clock, for the socket's own timers (the closing handshake's bound). @default the system clock */
+  readonly clock?: Clock;
 }
 
 /**

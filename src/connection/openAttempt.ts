@@ -99,7 +99,7 @@ export function openAttempt(options: ResolvedConnectionOptions, signal: AbortSig
       ws = openFeedSocket(
         options.WebSocket,
         options.url,
-        { maxPayload: options.maxFrameBytes, perMessageDeflate: true, maxFragments: options.maxFragmentsPerMessage, maxQueuedWriteBytes: options.maxQueuedWriteBytes, maxHandshakeHeadBytes: options.maxHandshakeHeadBytes },
+        { maxPayload: options.maxFrameBytes, perMessageDeflate: true, maxFragments: options.maxFragmentsPerMessage, maxQueuedWriteBytes: options.maxQueuedWriteBytes, maxHandshakeHeadBytes: options.maxHandshakeHeadBytes, clock: options.clock },
         handlers,
       );
     } catch (e) {

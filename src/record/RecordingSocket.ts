@@ -35,9 +35,11 @@ export function recordingSocketClass(Base: WebSocketConstructor, rec: SocketLog)
     constructor(url: string, options: WebSocketClientOptions) {
       const id = (this.id = rec.nextSocketId());
       let real: FeedSocket;
+      // The real socket's own timers (its closing bound) are not inputs of the session: it keeps its default clock.
+      const { clock: _recorded, ...socketOptions } = options;
       try {
         // Either shape of class, heard through the connection's own adapter.
-        real = openFeedSocket(Base, url, options, {
+        real = openFeedSocket(Base, url, socketOptions, {
           open: () => rec.enqueue(['o', rec.at(), id], () => this.deliver('open'), always),
           message: (data: RawSocketData, isBinary: boolean) => {
             const text = socketDataText(data);

@@ -132,12 +132,12 @@ describe('Connection: maxFrameBytes', () => {
     const c = make('ws://127.0.0.1:9/ws', { WebSocket: Probe, connectTimeoutMs: 50 });
     expect(c.options.maxFrameBytes).toBe(16 * MiB);
     c.connect();
-    // With the Node socket's own limits, which `ws` ignores.
-    const limits = { maxFragments: 1024, maxQueuedWriteBytes: 1 * MiB, maxHandshakeHeadBytes: 64 * 1024 };
+    // With the Node socket's own limits, which `ws` ignores, and the connection's clock for its timers.
+    const limits = { maxFragments: 1024, maxQueuedWriteBytes: 1 * MiB, maxHandshakeHeadBytes: 64 * 1024, clock: c.options.clock };
     expect(seen).toEqual([{ maxPayload: 16 * MiB, perMessageDeflate: true, ...limits }]);
     const d = make('ws://127.0.0.1:9/ws', { WebSocket: Probe, maxFrameBytes: 1234, connectTimeoutMs: 50 });
     d.connect();
-    expect(seen[1]).toEqual({ maxPayload: 1234, perMessageDeflate: true, ...limits });
+    expect(seen[1]).toEqual({ maxPayload: 1234, perMessageDeflate: true, ...limits, clock: d.options.clock });
   });
 
   test.each([0, -1, 1.5, Number.NaN, 2 ** 31, Number.POSITIVE_INFINITY])('maxFrameBytes %p is rejected, naming the option', (value) => {

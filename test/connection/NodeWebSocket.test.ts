@@ -7,6 +7,9 @@ import { createHash } from 'node:crypto';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { NodeWebSocket } from '../../src/connection/node/NodeWebSocket';
+import type { WebSocketClientOptions } from '../../src/connection';
+import { ManualClock } from '../helpers/ManualClock';
+import { RawWsServer, upgradeAnswer } from './RawWsServer';
 
 const OPTIONS = { maxPayload: 1 << 20, perMessageDeflate: true };
 const BOUND_MS = 10_000;
@@ -19,7 +22,7 @@ interface Seen {
 }
 
 /** A client with every event recorded, and a promise per event of interest. */
-function client(url: string, options = OPTIONS) {
+function client(url: string, options: WebSocketClientOptions = OPTIONS) {
   const ws = new NodeWebSocket(url, options);
   const seen: Seen = { opened: false, messages: [], errors: [] };
   const waiters: (() => void)[] = [];
@@ -253,5 +256,26 @@ describe('NodeWebSocket against a server that breaks the handshake or the framin
     expect(c.seen.opened).toBe(true);
     expect(c.seen.messages).toEqual([]);
     expect(c.seen.closed![0]).toBe(1006);
+  });
+});
+
+describe('NodeWebSocket: the closing handshake is bounded on the clock it is given', () => {
+  test('a server that never answers the close frame: the socket is destroyed when the clock passes 30 s, not before', async () => {
+    const server = await RawWsServer.start((peer) => peer.write(upgradeAnswer(peer.key)));
+    const clock = new ManualClock();
+    try {
+      const c = client(server.url, { ...OPTIONS, clock });
+      await c.until('open', () => c.seen.opened);
+      const peer = await server.peer(0);
+      c.ws.close(1000, 'bye');
+      await peer.waitForFrame((f) => f.opcode === 8, 'the close frame');
+      await clock.advance(29_999);
+      expect(c.seen.closed).toBeUndefined();
+      await clock.advance(1);
+      await c.until('closed', () => c.seen.closed !== undefined);
+      expect(c.seen.closed![0]).toBe(1006);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -24,6 +24,7 @@
 import type { Socket } from 'node:net';
 import type { ConnectionOptions as TlsConnectOptions } from 'node:tls';
 import type { RawSocketData, WebSocketClientOptions, WebSocketLike } from '../connectionOptions';
+import { systemClock, type Clock, type Timer } from '../../clock/Clock';
 import { FrameReader, isValidCloseCode, type FrameSink } from './FrameReader';
 import { DEFAULT_MAX_FRAGMENTS_PER_MESSAGE, DEFAULT_MAX_HANDSHAKE_HEAD_BYTES, DEFAULT_MAX_QUEUED_WRITE_BYTES } from '../socketLimits';
 import { CLIENT_OPCODE, closePayload } from './clientFrame';
@@ -77,7 +78,8 @@ export class NodeWebSocket implements WebSocketLike {
   private readonly accept: string;
   private closeSent = false;
   private closeReceived: { code: number; reason: string } | undefined;
-  private closeTimer: ReturnType<typeof setTimeout> | undefined;
+  private closeTimer: Timer | undefined;
+  private readonly clock: Clock;
 
   constructor(url: string, options: WebSocketClientOptions) {
     const target = new URL(url);
@@ -90,6 +92,7 @@ export class NodeWebSocket implements WebSocketLike {
     this.accept = expectedAccept(key, (text) => crypto.createHash('sha1').update(text).digest('base64'));
     this.reader = new FrameReader(this.sink(), options.maxPayload, options.maxFragments ?? DEFAULT_MAX_FRAGMENTS_PER_MESSAGE);
     this.maxHeadBytes = options.maxHandshakeHeadBytes ?? DEFAULT_MAX_HANDSHAKE_HEAD_BYTES;
+    this.clock = options.clock ?? systemClock;
     const host = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
     const port = Number(target.port || (secure ? 443 : 80));
     const readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
@@ -259,8 +262,7 @@ export class NodeWebSocket implements WebSocketLike {
 
   private armCloseTimer(): void {
     if (this.closeTimer !== undefined) return;
-    this.closeTimer = setTimeout(() => this.socket.destroy(), CLOSE_TIMEOUT_MS);
-    this.closeTimer.unref?.();
+    this.closeTimer = this.clock.setTimer(() => this.socket.destroy(), CLOSE_TIMEOUT_MS, { unref: true });
   }
 
   private onSocketClosed(): void {
@@ -268,7 +270,7 @@ export class NodeWebSocket implements WebSocketLike {
     this.state = CLOSED;
     this.reader.stop();
     this.writer.stop();
-    if (this.closeTimer !== undefined) clearTimeout(this.closeTimer);
+    this.closeTimer?.cancel();
     const { code, reason } = this.closeReceived ?? { code: 1006, reason: '' };
     this.emit('close', code, Buffer.from(reason, 'utf8'));
   }
