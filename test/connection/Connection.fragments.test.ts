@@ -11,8 +11,8 @@ import { FrameReader } from '../../src/connection/node/FrameReader';
 import { ExchangeReplicaError, InvalidParameterError, TooManyFragmentsError } from '../../src/errors';
 import { waitUntil } from '../helpers/WsTestServer';
 import { RawWsServer, serverFrame, upgradeAnswer } from './RawWsServer';
+import { WAIT_MS } from '../helpers/deadlines';
 
-const BOUND_MS = 10_000;
 const OP_TEXT = 0x1;
 const OP_CONTINUATION = 0x0;
 const OP_CLOSE = 0x8;
@@ -93,7 +93,7 @@ describe('Connection: maxFragmentsPerMessage', () => {
     const c = make(server.url);
     const r = record(c);
     c.connect();
-    await waitUntil(c as never, 'open', () => r.opens.length === 2, 'a second open', BOUND_MS);
+    await waitUntil(c as never, 'open', () => r.opens.length === 2, 'a second open', WAIT_MS);
     expect(r.errors).toHaveLength(1);
     const error = r.errors[0]!;
     expect(error).toBeInstanceOf(TooManyFragmentsError);
@@ -107,7 +107,7 @@ describe('Connection: maxFragmentsPerMessage', () => {
     await first.waitForFrame((f) => f.opcode === OP_CLOSE, 'the close frame');
     expect(first.clientFrames().find((f) => f.opcode === OP_CLOSE)!.payload.readUInt16BE(0)).toBe(1009);
     await first.waitClosed();
-    await waitUntil(c as never, 'message', () => r.messages.length === 1, 'a message on the new socket', BOUND_MS);
+    await waitUntil(c as never, 'message', () => r.messages.length === 1, 'a message on the new socket', WAIT_MS);
     expect(r.messages).toEqual(['{"type":"pong"}']);
     expect(c.generation).toBe(2);
   });
@@ -124,7 +124,7 @@ describe('Connection: maxFragmentsPerMessage', () => {
     const c = make(server.url, { maxFragmentsPerMessage: 8 });
     const r = record(c);
     c.connect();
-    await waitUntil(c as never, 'message', () => r.messages.length === 2, 'two messages', BOUND_MS);
+    await waitUntil(c as never, 'message', () => r.messages.length === 2, 'two messages', WAIT_MS);
     expect(r.messages).toEqual([text, text]);
     expect(r.errors.map((e) => e.code)).toEqual(['ERR_TOO_MANY_FRAGMENTS']);
     expect((r.errors[0] as TooManyFragmentsError).limit).toBe(8);
@@ -143,7 +143,7 @@ describe('Connection: maxFragmentsPerMessage', () => {
     const c = make(server.url, { heartbeatIntervalMs: 50, pongTimeoutMs: 200 });
     const r = record(c);
     c.connect();
-    await waitUntil(c as never, 'open', () => r.opens.length === 2, 'a second open', BOUND_MS);
+    await waitUntil(c as never, 'open', () => r.opens.length === 2, 'a second open', WAIT_MS);
     expect(r.closes).toHaveLength(1);
     expect(r.closes[0]).toMatchObject({ code: 1006, willReconnect: true });
     expect(r.closes[0]!.reason).toMatch(/no frame from the server within 200 ms/);

@@ -11,8 +11,8 @@ import { Connection, type ConnectionOptions } from '../../src/connection';
 import { ConnectionFailedError, ExchangeReplicaError, HandshakeFailedError } from '../../src/errors';
 import { waitUntil } from '../helpers/WsTestServer';
 import { RawWsServer, upgradeAnswer, type RawPeer } from './RawWsServer';
+import { WAIT_MS } from '../helpers/deadlines';
 
-const BOUND_MS = 10_000;
 const ATTEMPTS = 3;
 
 let server: RawWsServer | undefined;
@@ -40,7 +40,7 @@ async function failedAttempts(url: string, options: Partial<ConnectionOptions> =
     if (errors.length === ATTEMPTS) c.close();
   });
   c.connect();
-  await waitUntil(c as never, 'state', () => c.state === 'closed', `${ATTEMPTS} failed attempts`, BOUND_MS);
+  await waitUntil(c as never, 'state', () => c.state === 'closed', `${ATTEMPTS} failed attempts`, WAIT_MS);
   return { errors, opened };
 }
 
@@ -95,7 +95,7 @@ describe('Connection: a server that answers the upgrade wrongly', () => {
     const ok = new Connection({ url: server.url });
     connections.push(ok);
     ok.connect();
-    await waitUntil(ok as never, 'state', () => ok.state === 'open', 'open with a 2 KiB head', BOUND_MS);
+    await waitUntil(ok as never, 'state', () => ok.state === 'open', 'open with a 2 KiB head', WAIT_MS);
     ok.close();
     const { errors, opened } = await failedAttempts(server.url, { maxHandshakeHeadBytes: 1024 });
     expect(opened).toBe(false);

@@ -11,8 +11,8 @@ import { NodeWebSocket } from '../../src/connection/node/NodeWebSocket';
 import { ExchangeReplicaError, InvalidParameterError, WriteBacklogError } from '../../src/errors';
 import { waitUntil } from '../helpers/WsTestServer';
 import { RawWsServer, serverFrame, upgradeAnswer, type RawPeer } from './RawWsServer';
+import { WAIT_MS } from '../helpers/deadlines';
 
-const BOUND_MS = 20_000;
 const MiB = 1024 * 1024;
 const OP_TEXT = 0x1;
 const OP_PING = 0x9;
@@ -69,7 +69,7 @@ describe('a server that sends pings and reads nothing', () => {
     const ws = new NodeWebSocket(server.url, { maxPayload: MiB, perMessageDeflate: false });
     sockets.push(ws);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('timed out waiting for the text after the flood')), BOUND_MS);
+      const timer = setTimeout(() => reject(new Error('timed out waiting for the text after the flood')), WAIT_MS);
       ws.on('message', (d) => String(d) === 'done' && (clearTimeout(timer), resolve()));
     });
     expect(made).toHaveLength(1);
@@ -108,7 +108,7 @@ describe('Connection: maxQueuedWriteBytes', () => {
     c.on('close', (x) => closes.push(x));
     c.on('open', (x) => opens.push(x));
     c.connect();
-    await waitUntil(c as never, 'open', () => opens.length === 1, 'first open', BOUND_MS);
+    await waitUntil(c as never, 'open', () => opens.length === 1, 'first open', WAIT_MS);
     const requestId = 'r'.repeat(64 * 1024);
     let maxQueued = 0;
     // At most 64 MB offered: far past the kernel's buffers, so the queue must reach the limit.
@@ -117,7 +117,7 @@ describe('Connection: maxQueuedWriteBytes', () => {
       maxQueued = Math.max(maxQueued, made[0]!.writableLength);
       await new Promise((resolve) => setImmediate(resolve));
     }
-    await waitUntil(c as never, 'open', () => opens.length === 2, 'second open', BOUND_MS);
+    await waitUntil(c as never, 'open', () => opens.length === 2, 'second open', WAIT_MS);
     expect(errors).toHaveLength(1);
     const error = errors[0]!;
     expect(error).toBeInstanceOf(WriteBacklogError);

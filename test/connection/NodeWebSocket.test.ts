@@ -10,9 +10,9 @@ import { NodeWebSocket } from '../../src/connection/node/NodeWebSocket';
 import type { WebSocketClientOptions } from '../../src/connection';
 import { ManualClock } from '../helpers/ManualClock';
 import { RawWsServer, upgradeAnswer } from './RawWsServer';
+import { WAIT_MS } from '../helpers/deadlines';
 
 const OPTIONS = { maxPayload: 1 << 20, perMessageDeflate: true };
-const BOUND_MS = 10_000;
 
 interface Seen {
   opened: boolean;
@@ -33,7 +33,7 @@ function client(url: string, options: WebSocketClientOptions = OPTIONS) {
   ws.on('close', (code, reason) => ((seen.closed = [code, Buffer.from(reason).toString()]), poke()));
   const until = (what: string, ok: () => boolean): Promise<void> =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}: ${JSON.stringify(seen).slice(0, 500)}`)), BOUND_MS);
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}: ${JSON.stringify(seen).slice(0, 500)}`)), WAIT_MS);
       const check = () => (ok() ? (clearTimeout(timer), resolve()) : waiters.push(check));
       check();
     });

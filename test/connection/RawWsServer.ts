@@ -7,9 +7,10 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { WAIT_MS } from '../helpers/deadlines';
 import { waitUntil } from '../helpers/WsTestServer';
 
-const BOUND_MS = 10_000;
+
 
 /** `Sec-WebSocket-Accept` for a key (RFC 6455 4.2.2). */
 export function acceptFor(key: string): string {
@@ -34,12 +35,37 @@ export interface ClientFrameSeen {
   readonly payload: Buffer;
 }
 
+/** Appends the whole masked client frames at the start of `bytes` to `into`; returns the bytes they took. */
+function parseFrames(bytes: Buffer, into: ClientFrameSeen[]): number {
+  let pos = 0;
+  while (bytes.length - pos >= 6) {
+    let size = bytes[pos + 1]! & 0x7f;
+    let header = 2;
+    if (size === 126) {
+      size = bytes.readUInt16BE(pos + 2);
+      header = 4;
+    } else if (size === 127) {
+      size = Number(bytes.readBigUInt64BE(pos + 2));
+      header = 10;
+    }
+    const start = pos + header + 4;
+    if (bytes.length < start + size) break;
+    const mask = bytes.subarray(pos + header, start);
+    const payload = Buffer.from(bytes.subarray(start, start + size)).map((b, i) => b ^ mask[i & 3]!);
+    into.push({ opcode: bytes[pos]! & 0x0f, payload: Buffer.from(payload) });
+    pos = start + size;
+  }
+  return pos;
+}
+
 export class RawPeer extends EventEmitter {
   /** The request head, and its `Sec-WebSocket-Key`. */
   head = '';
   key = '';
-  /** Bytes the client sent after its request head, in order. */
+  /** Bytes the client sent after its request head, in order, not yet parsed into `frames`. */
   private readonly after: Buffer[] = [];
+  private unparsed: Buffer = Buffer.alloc(0);
+  private readonly frames: ClientFrameSeen[] = [];
   isClosed = false;
 
   constructor(readonly socket: Socket) {
@@ -83,36 +109,21 @@ export class RawPeer extends EventEmitter {
 
   /** Every whole frame the client sent so far (after its request head). */
   clientFrames(): ClientFrameSeen[] {
-    const bytes = Buffer.concat(this.after);
-    const frames: ClientFrameSeen[] = [];
-    let pos = 0;
-    while (bytes.length - pos >= 6) {
-      let size = bytes[pos + 1]! & 0x7f;
-      let header = 2;
-      if (size === 126) {
-        size = bytes.readUInt16BE(pos + 2);
-        header = 4;
-      } else if (size === 127) {
-        size = Number(bytes.readBigUInt64BE(pos + 2));
-        header = 10;
-      }
-      const start = pos + header + 4;
-      if (bytes.length < start + size) break;
-      const mask = bytes.subarray(pos + header, start);
-      const payload = Buffer.from(bytes.subarray(start, start + size)).map((b, i) => b ^ mask[i & 3]!);
-      frames.push({ opcode: bytes[pos]! & 0x0f, payload: Buffer.from(payload) });
-      pos = start + size;
+    // Parsed once, as the bytes come: a flood of pongs read again from the start on every read took seconds.
+    if (this.after.length > 0) {
+      this.unparsed = Buffer.concat([this.unparsed, ...this.after.splice(0)]);
+      this.unparsed = this.unparsed.subarray(parseFrames(this.unparsed, this.frames));
     }
-    return frames;
+    return this.frames;
   }
 
   /** Resolves once a client frame matches (checked now and on every read). */
   waitForFrame(match: (f: ClientFrameSeen) => boolean, what: string): Promise<void> {
-    return waitUntil(this, 'data', () => this.clientFrames().some(match), what, BOUND_MS);
+    return waitUntil(this, 'data', () => this.clientFrames().some(match), what, WAIT_MS);
   }
 
   waitClosed(): Promise<void> {
-    return waitUntil(this, 'closed', () => this.isClosed, 'the client socket to close', BOUND_MS);
+    return waitUntil(this, 'closed', () => this.isClosed, 'the client socket to close', WAIT_MS);
   }
 }
 
@@ -151,7 +162,7 @@ export class RawWsServer extends EventEmitter {
 
   /** Resolves with connection number `index` (0-based) once it exists. */
   async peer(index: number): Promise<RawPeer> {
-    await waitUntil(this, 'peer', () => this.peers.length > index, `server connection #${index}`, BOUND_MS);
+    await waitUntil(this, 'peer', () => this.peers.length > index, `server connection #${index}`, WAIT_MS);
     return this.peers[index]!;
   }
 
