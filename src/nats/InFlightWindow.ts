@@ -19,12 +19,20 @@ export class InFlightWindow {
   private head = 0;
   /** Publishes sent and not settled. */
   outstanding = 0;
-  /** The token of the next publish. */
-  nextToken = 1;
+  private next = 1;
 
-  /** A publish sent (its token taken from {@link nextToken}). */
-  add(entry: InFlight): void {
-    this.flight.push(entry);
+  /** The token the next publish added will have (its reply subject is built before it is sent). */
+  get nextToken(): number {
+    return this.next;
+  }
+
+  /**
+   * A publish the client took: it gets {@link nextToken}. A token is taken only here, by a
+   * publish the client wrote, so that the tokens in the window stay consecutive (a publish the
+   * client refused used one up before: the answers to those after it were not found).
+   */
+  add(job: PublishJob, sentAtMs: number): void {
+    this.flight.push({ token: this.next++, job, sentAtMs, settled: false });
     this.outstanding++;
   }
 

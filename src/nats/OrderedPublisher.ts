@@ -195,18 +195,17 @@ export class OrderedPublisher {
   }
 
   private send(job: PublishJob): void {
-    const token = this.window.nextToken++;
     const { headers } = this.options;
     try {
       headers.set(UPDATE_HEADERS.msgId, job.msgID);
       // Written to the client's buffer now, in call order; the headers are encoded now too.
-      this.nc.publish(job.subject, job.payload, { reply: this.replyPrefix + token, headers });
+      this.nc.publish(job.subject, job.payload, { reply: this.replyPrefix + this.window.nextToken, headers });
     } catch (error) {
-      // Not sent: the job fails, after the caller's `submit` returned.
-      queueMicrotask(() => safe(() => job.onError(error)));
-      return;
+      // Refused (e.g. over max_payload), nothing written: no token taken, the job fails after the caller's `submit` returned.
+      const refused = busError(`NATS refused the publish to ${job.subject}: ${error instanceof Error ? error.message : String(error)}`, error);
+      return queueMicrotask(() => safe(() => job.onError(refused)));
     }
-    this.window.add({ token, job, sentAtMs: this.options.clock.nowMs(), settled: false });
+    this.window.add(job, this.options.clock.nowMs());
     if (this.timer === undefined) this.armTimer();
   }
 
