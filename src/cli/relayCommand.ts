@@ -7,7 +7,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { ExchangeClient } from '../client';
 import { CHANNEL_NAMES, isChannelName, type ChannelName, type MarketType } from '../protocol';
-import { ExchangeReplicaError } from '../errors';
 import { accountStreams, DEFAULT_ACCOUNT_CHANNELS, DEFAULT_MARKET_CHANNELS, defaultStreams, marketStreams } from '../nats/relayStreams';
 import { ReplicaRelay } from '../nats/ReplicaRelay';
 import { MAX_REPLICAS, type RelayStream } from '../nats/relayOptions';
@@ -156,10 +155,8 @@ async function runRelay(flags: Record<string, unknown>): Promise<void> {
     for (const s of r.describe()) out(`carrying ${s.streamKey} on ${s.subject}`);
     out(`relay ${r.relayId} started: ${r.streams.length} streams, NATS ${natsUrl.map(redactNatsUrl).join(',')}, exchange ${restUrl}`);
     r.status$.subscribe(({ streamKey, status }) => out(`status ${streamKey} ${status}`));
-    r.errors$.subscribe((e) => {
-      const code = e instanceof ExchangeReplicaError ? e.code : ((e as { code?: unknown })?.code ?? 'ERR_UNKNOWN');
-      process.stderr.write(`warning ${safeText(String(code))}: ${safeText(((e as Error)?.message ?? String(e)).replace(/\s*\n\s*/g, ' '))}\n`);
-    });
+    // errors$ carries ExchangeReplicaErrors only (what NATS threw is their cause).
+    r.errors$.subscribe((e) => process.stderr.write(`warning ${safeText(e.code)}: ${safeText(e.message.replace(/\s*\n\s*/g, ' '))}\n`));
     const summary = () => {
       const d = r.describe();
       out(`relay ${r.relayId} feed=${r.client.connection.state} live=${d.filter((s) => s.status === 'live').length}/${d.length} published=${d.reduce((n, s) => n + s.published, 0)} duplicates=${d.reduce((n, s) => n + s.duplicates, 0)}`);
