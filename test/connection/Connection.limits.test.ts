@@ -43,12 +43,12 @@ class FrameServer {
   }
 
   async socket(index: number): Promise<WebSocket> {
-    await waitUntil(this.wss as never, 'connection', () => this.sockets.length > index, `server socket #${index}`, 10_000);
+    await waitUntil(this.wss as never, 'connection', () => this.sockets.length > index, `server socket #${index}`);
     return this.sockets[index]!;
   }
 
   async waitClosed(socket: WebSocket): Promise<void> {
-    await waitUntil(this.wss as never, 'socket-closed', () => this.closed.has(socket), 'server socket closed', 10_000);
+    await waitUntil(this.wss as never, 'socket-closed', () => this.closed.has(socket), 'server socket closed');
   }
 
   close(): Promise<void> {
@@ -100,7 +100,7 @@ async function expectDropAndReconnect(c: Connection, r: Recorded, limit: number)
   const first = await server!.socket(0);
   await server!.waitClosed(first);
   await server!.socket(1);
-  await waitUntil(c as never, 'open', () => r.opens.length === 2, 'second open', 10_000);
+  await waitUntil(c as never, 'open', () => r.opens.length === 2, 'second open');
   expect(r.errors).toHaveLength(1);
   const error = r.errors[0]!;
   expect(error).toBeInstanceOf(FrameTooLargeError);
@@ -115,7 +115,7 @@ async function expectDropAndReconnect(c: Connection, r: Recorded, limit: number)
   // The replacement socket delivers frames under the limit.
   const small = bigFrame(Math.min(limit, 4096));
   server!.sockets[1]!.send(small);
-  await waitUntil(c as never, 'message', () => r.messages.length === 1, 'a frame on the new socket', 10_000);
+  await waitUntil(c as never, 'message', () => r.messages.length === 1, 'a frame on the new socket');
   expect(r.messages).toEqual([small]);
 }
 

@@ -7,6 +7,7 @@ import WebSocket from 'ws';
 import { Connection, type CloseInfo, type ConnectionOptions, type ConnectionStateName, type OpenInfo } from '../../src/connection';
 import { ManualClock } from '../helpers/ManualClock';
 import { waitUntil, WsTestServer } from '../helpers/WsTestServer';
+import { WAIT_MS } from '../helpers/deadlines';
 
 /** Records how many sockets were created and the readyState at every send. */
 const recorder = { created: 0, sendStates: [] as number[] };
@@ -30,7 +31,7 @@ function make(url: string, options: Partial<ConnectionOptions> = {}): Connection
   return c;
 }
 
-function waitState(c: Connection, state: ConnectionStateName, timeoutMs = 5000): Promise<void> {
+function waitState(c: Connection, state: ConnectionStateName, timeoutMs = WAIT_MS): Promise<void> {
   return waitUntil(c as never, 'state', () => c.state === state, `connection state ${state}`, timeoutMs);
 }
 

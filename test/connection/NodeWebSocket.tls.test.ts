@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { WebSocketServer } from 'ws';
 import { NodeWebSocket } from '../../src/connection/node/NodeWebSocket';
 import { ROOT, TsxChild } from '../cli/spawnTsx';
+import { WAIT_MS } from '../helpers/deadlines';
 
 const TLS_DIR = join(ROOT, 'test/fixtures/tls');
 
@@ -36,7 +37,7 @@ describe('NodeWebSocket over TLS', () => {
 
   test('with the certificate trusted: open, a message each way, closed with 1000', async () => {
     child = new TsxChild('test/connection/nodeWebSocketTlsChild.ts', [`wss://localhost:${port}/ws`], { NODE_EXTRA_CA_CERTS: join(TLS_DIR, 'cert.pem') });
-    await child.waitForLine((l) => l.startsWith('close '), 'the close', 30_000);
+    await child.waitForLine((l) => l.startsWith('close '), 'the close', WAIT_MS);
     expect(child.lines).toEqual(['open', 'message echo: hello over tls', 'close 1000']);
   });
 

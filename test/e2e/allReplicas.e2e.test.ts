@@ -7,6 +7,7 @@
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { startPair, type Pair } from './harness';
 import { ReplicaFleet, type FleetSpec } from './ReplicaFleet';
+import { WAIT_MS } from '../helpers/deadlines';
 
 let pair: Pair;
 let fleet: ReplicaFleet;
@@ -32,7 +33,7 @@ function spec(p: Pair): FleetSpec {
   };
 }
 
-async function until(f: ReplicaFleet, pred: () => boolean, what: string, ms = 20_000): Promise<void> {
+async function until(f: ReplicaFleet, pred: () => boolean, what: string, ms = WAIT_MS): Promise<void> {
   if (pred()) return;
   await firstValueFrom(f.changed$.pipe(filter(pred), timeout({ first: ms, with: () => { throw new Error(`timed out after ${ms} ms waiting for ${what}; not live: ${f.notLive().join(', ')}`); } })));
 }
@@ -40,7 +41,7 @@ async function until(f: ReplicaFleet, pred: () => boolean, what: string, ms = 20
 /** Checks the fleet against the truth; returns how many event records were checked so far (cumulative). */
 async function expectExact(p: Pair, f: ReplicaFleet, label: string): Promise<number> {
   p.sim.pause();
-  const r = await f.checkpoint(p.sim, 25_000);
+  const r = await f.checkpoint(p.sim, WAIT_MS);
   expect({ label, notConverged: r.notConverged, divergences: r.divergences }).toEqual({ label, notConverged: [], divergences: [] });
   // Gap markers are allowed (history bounded); duplicates, missing or altered records are not.
   const { checked, gapped: _gapped, ...faults } = r.events;

@@ -4,6 +4,7 @@ import type { ReplicaStatus, Trade } from '../../src';
 import { scopeOf } from '../../src/client/replicaParams';
 import { EventLedger, truthOf } from '../helpers/truth';
 import { startPair, waitFor, type Pair } from './harness';
+import { WAIT_MS } from '../helpers/deadlines';
 
 let pair: Pair;
 beforeEach(async () => {
@@ -74,7 +75,7 @@ it('recentTrades and trades share one replica; the log carries the status and he
   const scope = scopeOf('trades', m);
   const newest = (truthOf(pair.sim, 'trades', scope).data as { sequence: string }[]).reduce<bigint | undefined>((n, r) => (n === undefined || BigInt(r.sequence) > n ? BigInt(r.sequence) : n), undefined);
   if (newest !== undefined && (ledger.lastSequence === undefined || ledger.lastSequence < newest)) {
-    await firstValueFrom(log$.pipe(filter((e) => e.state.lastSequence !== undefined && e.state.lastSequence >= newest), timeout(15_000)));
+    await firstValueFrom(log$.pipe(filter((e) => e.state.lastSequence !== undefined && e.state.lastSequence >= newest), timeout(WAIT_MS)));
   }
   const findings = ledger.check(pair.sim, 'trades', scope);
   pair.sim.resume();

@@ -8,6 +8,7 @@ import { streamKey } from '../../src/protocol';
 import type { ResyncTrigger } from '../../src';
 import { startPair, type Pair } from './harness';
 import { ReplicaFleet } from './ReplicaFleet';
+import { WAIT_MS } from '../helpers/deadlines';
 
 let pair: Pair;
 let fleet: ReplicaFleet;
@@ -18,7 +19,7 @@ afterEach(async () => {
 
 async function checkpoint(label: string): Promise<void> {
   pair.sim.pause();
-  const r = await fleet.checkpoint(pair.sim, 25_000);
+  const r = await fleet.checkpoint(pair.sim, WAIT_MS);
   expect({ label, notConverged: r.notConverged, divergences: r.divergences }).toEqual({ label, notConverged: [], divergences: [] });
   expect({ label, duplicates: r.events.duplicates, missing: r.events.missing, mismatched: r.events.mismatched, unknown: r.events.unknown, examples: r.events.examples }).toEqual({ label, duplicates: 0, missing: 0, mismatched: 0, unknown: 0, examples: [] });
   expect(r.events.checked).toBeGreaterThan(0);
@@ -30,7 +31,7 @@ async function resynced(trigger: ResyncTrigger, before: number, what: string): P
   await firstValueFrom(
     fleet.changed$.pipe(
       filter(() => pair.client.resyncCounts()[trigger] > before && fleet.allLive()),
-      timeout({ first: 20_000, with: () => { throw new Error(`${what}: no ${trigger} resync (${JSON.stringify(pair.client.resyncCounts())}); not live: ${fleet.notLive().join(', ')}`); } }),
+      timeout({ first: WAIT_MS, with: () => { throw new Error(`${what}: no ${trigger} resync (${JSON.stringify(pair.client.resyncCounts())}); not live: ${fleet.notLive().join(', ')}`); } }),
     ),
   );
 }
@@ -44,7 +45,7 @@ test('every kind of fault: events exactly once or gap-marked, states exact', asy
     { address: a[4]!.address, subaccount_id: 0 },
   ];
   fleet = new ReplicaFleet(client, { markets: [{ market_type: 'perp', market_id: 0 }, { market_type: 'spot', market_id: 4 }], resolutions: ['1m'], markResolutions: [], accounts }).start();
-  await firstValueFrom(fleet.changed$.pipe(filter(() => fleet.allLive()), timeout(20_000)));
+  await firstValueFrom(fleet.changed$.pipe(filter(() => fleet.allLive()), timeout(WAIT_MS)));
   const tradesPerp = streamKey('trades', { market_id: 0, is_perps: true });
   const tradesSpot = streamKey('trades', { market_id: 4, is_perps: false });
   const fills0 = streamKey('fills', accounts[0]!);

@@ -7,12 +7,13 @@ import WebSocket from 'ws';
 import { FeedError } from '../../src';
 import { ManualClock } from '../helpers/ManualClock';
 import { startPair, type Pair } from './harness';
+import { WAIT_MS } from '../helpers/deadlines';
 
 let pair: Pair;
 afterEach(async () => pair?.close());
 
 /** The error an observable fails with (or a timeout error). */
-function errorOf(obs: Observable<unknown>, ms = 10_000): Promise<unknown> {
+function errorOf(obs: Observable<unknown>, ms = WAIT_MS): Promise<unknown> {
   return firstValueFrom(obs.pipe(timeout({ first: ms, with: () => { throw new Error(`no error within ${ms} ms`); } }))).then(
     (v) => new Error(`expected an error, got a value: ${JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x))}`),
     (e: unknown) => e,

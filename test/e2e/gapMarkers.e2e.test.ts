@@ -8,6 +8,7 @@ import { streamKey } from '../../src/protocol';
 import type { EventItem, Trade } from '../../src';
 import { EventLedger, truthHistory } from '../helpers/truth';
 import { startPair, type Pair } from './harness';
+import { WAIT_MS } from '../helpers/deadlines';
 
 let pair: Pair;
 afterEach(async () => pair?.close());
@@ -25,7 +26,7 @@ test('a stretch longer than the paged history: one gap marker, then exactly once
   });
   const newest = () => truthHistory<Trade>(sim, 'trades', scope, BigInt(Number.MAX_SAFE_INTEGER)).newest ?? 0n;
   const caughtUp = (what: string, target = newest()) =>
-    (ledger.lastSequence ?? -1n) >= target ? Promise.resolve() : firstValueFrom(client.trades(market).pipe(filter(() => (ledger.lastSequence ?? -1n) >= target), timeout({ first: 15_000, with: () => { throw new Error(`${what}: delivered up to ${ledger.lastSequence}, truth at ${target}`); } })));
+    (ledger.lastSequence ?? -1n) >= target ? Promise.resolve() : firstValueFrom(client.trades(market).pipe(filter(() => (ledger.lastSequence ?? -1n) >= target), timeout({ first: WAIT_MS, with: () => { throw new Error(`${what}: delivered up to ${ledger.lastSequence}, truth at ${target}`); } })));
   // The first sync delivers the newest page.
   await caughtUp('first sync');
   sim.step(50);

@@ -2,6 +2,7 @@
 import { filter, firstValueFrom, timeout, type Observable } from 'rxjs';
 import { ExchangeClient, type ExchangeClientOptions, type OrderBook, type PriceLevel, type ReplicaState } from '../../src';
 import { Simulator, type SimulatorOptions } from '../../src/simulator';
+import { WAIT_MS } from '../helpers/deadlines';
 
 export interface Pair {
   sim: Simulator;
@@ -29,7 +30,7 @@ export async function startPair(sim: Partial<SimulatorOptions> = {}, client: Par
 }
 
 /** The first emission satisfying `pred`, within `ms` (generous: the machine may be loaded). */
-export function waitFor<T>(obs: Observable<T>, pred: (v: T) => boolean, what: string, ms = 15_000): Promise<T> {
+export function waitFor<T>(obs: Observable<T>, pred: (v: T) => boolean, what: string, ms = WAIT_MS): Promise<T> {
   return firstValueFrom(
     obs.pipe(
       filter(pred),

@@ -6,6 +6,7 @@
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { startPair, type Pair } from './harness';
 import { ReplicaFleet } from './ReplicaFleet';
+import { WAIT_MS } from '../helpers/deadlines';
 
 let pair: Pair;
 let fleet: ReplicaFleet | undefined;
@@ -16,7 +17,7 @@ afterEach(async () => {
 });
 
 /** Resolves once `count` frames whose text satisfies `match` arrived on the client's connection. */
-function frames(p: Pair, match: (text: string) => boolean, count: number, ms = 15_000): Promise<void> {
+function frames(p: Pair, match: (text: string) => boolean, count: number, ms = WAIT_MS): Promise<void> {
   return new Promise((resolve, reject) => {
     let n = 0;
     const timer = setTimeout(() => {
@@ -43,12 +44,12 @@ test('a heartbeat slower than the server idle window: closed with HEARTBEAT_TIME
   await firstValueFrom(
     pair.client.connection.state$.pipe(
       filter(() => closes.some((r) => r.includes('HEARTBEAT_TIMEOUT'))),
-      timeout({ first: 15_000, with: () => { throw new Error(`no HEARTBEAT_TIMEOUT close; closes: ${closes.join(' | ')}`); } }),
+      timeout({ first: WAIT_MS, with: () => { throw new Error(`no HEARTBEAT_TIMEOUT close; closes: ${closes.join(' | ')}`); } }),
     ),
   );
   expect(closes[0]).toMatch(/HEARTBEAT_TIMEOUT/);
   pair.sim.pause();
-  const r = await fleet.checkpoint(pair.sim, 20_000);
+  const r = await fleet.checkpoint(pair.sim, WAIT_MS);
   expect({ notConverged: r.notConverged, divergences: r.divergences }).toEqual({ notConverged: [], divergences: [] });
   expect({ duplicates: r.events.duplicates, missing: r.events.missing, mismatched: r.events.mismatched, unknown: r.events.unknown }).toEqual({ duplicates: 0, missing: 0, mismatched: 0, unknown: 0 });
   expect(pair.client.connection.generation).toBeGreaterThanOrEqual(2);

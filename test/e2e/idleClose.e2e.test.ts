@@ -9,6 +9,7 @@ import { ExchangeClient } from '../../src';
 import { Simulator } from '../../src/simulator';
 import { ROOT } from '../cli/spawnTsx';
 import { startPair, type Pair } from './harness';
+import { WAIT_MS } from '../helpers/deadlines';
 
 let pair: Pair | undefined;
 afterEach(async () => {
@@ -23,16 +24,16 @@ test('closes the idle connection after idleCloseMs and reopens it on the next su
   const { client } = pair;
   const book$ = client.orderBook(BOOK);
   const first = book$.subscribe();
-  await client.whenLive(book$, { signal: AbortSignal.timeout(15_000) });
+  await client.whenLive(book$, { signal: AbortSignal.timeout(WAIT_MS) });
   const generation = client.connection.generation;
-  const idle = firstValueFrom(client.connection.state$.pipe(filter((c) => c.to === 'idle'), timeout(15_000)));
+  const idle = firstValueFrom(client.connection.state$.pipe(filter((c) => c.to === 'idle'), timeout(WAIT_MS)));
   first.unsubscribe();
   const change = await idle;
   expect(change).toMatchObject({ from: 'open', to: 'idle', reason: 'no subscriber for 200 ms' });
   expect(client.activity()).toEqual({ replicas: 0, serverSubscriptions: 0, pendingRequests: 0 });
 
   const again = book$.subscribe();
-  const live = await client.whenLive(book$, { signal: AbortSignal.timeout(15_000) });
+  const live = await client.whenLive(book$, { signal: AbortSignal.timeout(WAIT_MS) });
   expect(live.snapshotId).toBe(1);
   expect(client.connection.state).toBe('open');
   expect(client.connection.generation).toBe(generation + 1);
@@ -48,14 +49,14 @@ test('a subscriber that comes back within idleCloseMs keeps the connection open'
   const bbo$ = client.bbo(BOOK);
   const book$ = client.orderBook(BOOK);
   const a = bbo$.subscribe();
-  await client.whenLive(bbo$, { signal: AbortSignal.timeout(15_000) });
+  await client.whenLive(bbo$, { signal: AbortSignal.timeout(WAIT_MS) });
   a.unsubscribe();
   // Another stream subscribes at once: the idle timer is disarmed, the socket stays.
   const b = book$.subscribe();
-  await client.whenLive(book$, { signal: AbortSignal.timeout(15_000) });
+  await client.whenLive(book$, { signal: AbortSignal.timeout(WAIT_MS) });
   // Proof of absence without a race: leave, then wait for the idle close that must follow; no
   // other transition may have happened in between.
-  const idle = firstValueFrom(client.connection.state$.pipe(filter((c) => c.to === 'idle'), timeout(15_000)));
+  const idle = firstValueFrom(client.connection.state$.pipe(filter((c) => c.to === 'idle'), timeout(WAIT_MS)));
   b.unsubscribe();
   await idle;
   expect(states).toEqual(['idle->connecting', 'connecting->open', 'open->idle']);

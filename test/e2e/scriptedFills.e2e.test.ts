@@ -7,6 +7,7 @@ import { filter, firstValueFrom, timeout } from 'rxjs';
 import type { AccountChange, AccountReplicaState, Bbo } from '../../src';
 import { startPair, type Pair } from './harness';
 import { ReplicaFleet } from './ReplicaFleet';
+import { WAIT_MS } from '../helpers/deadlines';
 
 let pair: Pair;
 let fleet: ReplicaFleet;
@@ -28,10 +29,10 @@ test('placed and cancelled orders and their fills reach the account replica exac
     changes.push(...s.changes);
   });
   const seen = (what: string, pred: (c: AccountChange[]) => boolean) =>
-    firstValueFrom(client.account(me).pipe(filter(() => pred(changes)), timeout({ first: 15_000, with: () => { throw new Error(`timed out waiting for ${what}; changes: ${changes.map((c) => c.kind).join(',')}`); } })));
-  await firstValueFrom(fleet.changed$.pipe(filter(() => fleet.allLive()), timeout(15_000)));
+    firstValueFrom(client.account(me).pipe(filter(() => pred(changes)), timeout({ first: WAIT_MS, with: () => { throw new Error(`timed out waiting for ${what}; changes: ${changes.map((c) => c.kind).join(',')}`); } })));
+  await firstValueFrom(fleet.changed$.pipe(filter(() => fleet.allLive()), timeout(WAIT_MS)));
   const exact = async (label: string) => {
-    const r = await fleet.checkpoint(sim, 15_000);
+    const r = await fleet.checkpoint(sim, WAIT_MS);
     expect({ label, notConverged: r.notConverged, divergences: r.divergences, dup: r.events.duplicates, missing: r.events.missing, mismatched: r.events.mismatched }).toEqual({ label, notConverged: [], divergences: [], dup: 0, missing: 0, mismatched: 0 });
   };
   await exact('before any order');

@@ -7,6 +7,7 @@ import { filter, firstValueFrom, timeout } from 'rxjs';
 import { streamKey } from '../../src/protocol';
 import { startPair, type Pair } from './harness';
 import { ReplicaFleet } from './ReplicaFleet';
+import { WAIT_MS } from '../helpers/deadlines';
 
 let pair: Pair;
 let fleet: ReplicaFleet;
@@ -26,7 +27,7 @@ test('slow snapshots under a fast flow: updates buffered during the fetch, repli
   const raw = client.updates('book', { market_id: 0, is_perps: true }).subscribe(() => !live && early++);
   const trader = sim.engine.accounts[2]!.address;
   fleet = new ReplicaFleet(client, { markets: [market, { market_type: 'spot', market_id: 4 }], resolutions: ['1m', '15m'], markResolutions: ['5m'], accounts: [{ address: trader, subaccount_id: 0 }] }).start();
-  await firstValueFrom(client.orderBook(market).pipe(filter((e) => e.status === 'live'), timeout(15_000)));
+  await firstValueFrom(client.orderBook(market).pipe(filter((e) => e.status === 'live'), timeout(WAIT_MS)));
   live = true;
   expect(early).toBeGreaterThan(0);
 
@@ -37,11 +38,11 @@ test('slow snapshots under a fast flow: updates buffered during the fetch, repli
   await firstValueFrom(
     fleet.changed$.pipe(
       filter(() => client.resyncCounts().resync_required >= 1 && fleet.allLive()),
-      timeout({ first: 20_000, with: () => { throw new Error(`no resync: ${JSON.stringify(client.resyncCounts())}`); } }),
+      timeout({ first: WAIT_MS, with: () => { throw new Error(`no resync: ${JSON.stringify(client.resyncCounts())}`); } }),
     ),
   );
   sim.pause();
-  const r = await fleet.checkpoint(sim, 25_000);
+  const r = await fleet.checkpoint(sim, WAIT_MS);
   expect({ notConverged: r.notConverged, divergences: r.divergences }).toEqual({ notConverged: [], divergences: [] });
   expect({ duplicates: r.events.duplicates, missing: r.events.missing, mismatched: r.events.mismatched, unknown: r.events.unknown }).toEqual({ duplicates: 0, missing: 0, mismatched: 0, unknown: 0 });
   expect(fleet.observableErrors).toEqual([]);

@@ -5,6 +5,7 @@
  * back from a forced resync; one scrape then shows every instrument that had something to say.
  */
 import { TsxChild } from '../cli/spawnTsx';
+import { WAIT_MS } from '../helpers/deadlines';
 
 jest.setTimeout(120_000);
 
@@ -39,7 +40,7 @@ it('serves the instruments on /metrics in the Prometheus text format', async () 
   expect(text).toMatch(/^exchange_replica_update_latency_bucket\{[^}]*le="0\.001"[^}]*\} \d+$/m);
   expect(text).toMatch(/^exchange_replica_replica_count\{[^}]*exchange_replica_channel="book",exchange_replica_replica_status="live"[^}]*\} [12]$/m);
   child.signal('SIGINT');
-  const exit = await child.waitForExit(30_000);
+  const exit = await child.waitForExit(WAIT_MS);
   expect({ code: exit.code, stderr: child.stderr }).toEqual({ code: 0, stderr: '' });
   expect(child.lines[child.lines.length - 1]).toMatch(/\] prometheusMetrics: done$/);
 });

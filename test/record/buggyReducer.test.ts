@@ -12,6 +12,7 @@ import { Replayer, FeedRecorder } from '../../src/record';
 import { Simulator } from '../../src/simulator';
 import { BOOK_COMPARE_DEPTH, truthOf } from '../helpers/truth';
 import { EmissionLog, type EmissionTargets } from './emissionLog';
+import { WAIT_MS } from '../helpers/deadlines';
 
 jest.setTimeout(120_000);
 
@@ -65,12 +66,12 @@ test('a wrong book is recorded, and replayed wrong with the buggy reducer, right
   const client = new ExchangeClient({ restUrl: sim.restUrl, ...options, record: new FeedRecorder({ path }) });
   clients.push(client);
   const recorded = new EmissionLog(client, targets).start();
-  await recorded.until(() => recorded.allLive() && recorded.of('book perp0').length > 60, '60 book emissions', 30_000);
+  await recorded.until(() => recorded.allLive() && recorded.of('book perp0').length > 60, '60 book emissions', WAIT_MS);
 
   // Stop the flow and let the replica reach the exchange's last sequence: the truth is then known.
   sim.pause();
   const truth = truthOf(sim, 'book', { market_id: 0, is_perps: true });
-  await recorded.until(() => latestBook(client).seq === truth.sequence, `the book at the truth's sequence ${truth.sequence}`, 30_000);
+  await recorded.until(() => latestBook(client).seq === truth.sequence, `the book at the truth's sequence ${truth.sequence}`, WAIT_MS);
   const wrong = latestBook(client);
   const resyncs = client.resyncCounts();
   recorded.stop();

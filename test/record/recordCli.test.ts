@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTsx, TsxChild } from '../cli/spawnTsx';
+import { WAIT_MS } from '../helpers/deadlines';
 
 jest.setTimeout(120_000);
 
@@ -63,13 +64,13 @@ test('a recorder killed with SIGKILL leaves a file that replays up to its last c
 });
 
 test('usage errors: one line, exit code 2', async () => {
-  const missing = await runTsx(MAIN, ['record', '--duration-ms', '100'], 30_000);
+  const missing = await runTsx(MAIN, ['record', '--duration-ms', '100'], WAIT_MS);
   expect(missing.exit.code).toBe(2);
   expect(missing.stderr).toMatch(/^error ERR_CLI_USAGE: .*--out/);
-  const speed = await runTsx(MAIN, ['replay', 'x.rec', '--speed', 'fast'], 30_000);
+  const speed = await runTsx(MAIN, ['replay', 'x.rec', '--speed', 'fast'], WAIT_MS);
   expect(speed.exit.code).toBe(2);
   expect(speed.stderr).toMatch(/^error ERR_CLI_USAGE: .*--speed.*"max"/);
-  const notFound = await runTsx(MAIN, ['replay', join(dir, 'nope.rec')], 30_000);
+  const notFound = await runTsx(MAIN, ['replay', join(dir, 'nope.rec')], WAIT_MS);
   expect(notFound.exit.code).toBe(1);
   expect(notFound.stderr).toMatch(/^error ERR_RECORDING_INVALID: cannot read the recording/);
 });

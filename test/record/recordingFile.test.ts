@@ -11,6 +11,7 @@ import { ExchangeClient } from '../../src';
 import { FeedRecorder, Recording, RecordingFormatError, Replayer } from '../../src/record';
 import { Simulator } from '../../src/simulator';
 import { EmissionLog, type EmissionTargets } from './emissionLog';
+import { WAIT_MS } from '../helpers/deadlines';
 
 jest.setTimeout(120_000);
 
@@ -27,7 +28,7 @@ async function record(recorder: FeedRecorder, until: (log: EmissionLog) => boole
   const client = new ExchangeClient({ restUrl: sim.restUrl, record: recorder });
   const log = new EmissionLog(client, targets).start();
   try {
-    await log.until(() => until(log), what, 30_000);
+    await log.until(() => until(log), what, WAIT_MS);
   } finally {
     log.stop();
     await client.close();

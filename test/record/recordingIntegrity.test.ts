@@ -14,6 +14,7 @@ import { FeedRecorder, Recording, RecordingFormatError, Replayer, type ReplayOpt
 import { Simulator } from '../../src/simulator';
 import { chunkTexts, encodeFile, regzip, replaceChunk, versionOneChunk } from './chunkSurgery';
 import { EmissionLog, type EmissionTargets } from './emissionLog';
+import { WAIT_MS } from '../helpers/deadlines';
 
 jest.setTimeout(120_000);
 
@@ -32,7 +33,7 @@ beforeAll(async () => {
   const recorder = new FeedRecorder({ path, flushBytes: 4096 });
   const client = new ExchangeClient({ restUrl: sim.restUrl, record: recorder });
   const log = new EmissionLog(client, targets).start();
-  await log.until(() => log.allLive() && log.of('book perp0').length > 80, '80 book emissions', 30_000);
+  await log.until(() => log.allLive() && log.of('book perp0').length > 80, '80 book emissions', WAIT_MS);
   log.stop();
   await client.close();
   await sim.stop();

@@ -10,6 +10,7 @@ import { ExchangeClient } from '../../src';
 import { FeedRecorder, ReplayDivergenceError, Replayer } from '../../src/record';
 import { Simulator } from '../../src/simulator';
 import { EmissionLog } from './emissionLog';
+import { WAIT_MS } from '../helpers/deadlines';
 
 const PERP = { market_type: 'perp', market_id: 0 } as const;
 let dir: string;
@@ -22,7 +23,7 @@ beforeAll(async () => {
   const sim = await Simulator.start({ seed: 2, eventsPerSecond: 200 });
   const client = new ExchangeClient({ restUrl: sim.restUrl, record: new FeedRecorder({ path }) });
   const log = new EmissionLog(client, { markets: [PERP] }).start();
-  await log.until(() => log.allLive() && log.of('book perp0').length > 10, 'a live book', 30_000);
+  await log.until(() => log.allLive() && log.of('book perp0').length > 10, 'a live book', WAIT_MS);
   log.stop();
   await client.close();
   await sim.stop();

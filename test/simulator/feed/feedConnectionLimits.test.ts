@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { ManualClock } from '../../helpers/ManualClock';
 import { BOOK0, startFeed, type FeedHarness } from './feedHarness';
 
 describe('FeedServer: connection-level rules', () => {
@@ -9,37 +10,44 @@ describe('FeedServer: connection-level rules', () => {
     h = undefined;
   });
 
+  // The server's clock is a manual one: time is the subject here, and a loaded machine must not
+  // decide whether a client that pings every 50 ms outlives a 300 ms timeout.
   it('closes a silent client with HEARTBEAT_TIMEOUT (error frame, then close) and keeps a pinging one', async () => {
-    h = await startFeed({ heartbeatTimeoutMs: 300 });
+    const clock = new ManualClock();
+    h = await startFeed({ heartbeatTimeoutMs: 300, clock });
     const silent = await h.connect();
     const chatty = await h.connect();
-    const pinger = setInterval(() => chatty.send({ type: 'ping', request_id: 'keepalive' }), 50);
-    try {
-      const closed = await silent.closed;
-      expect(closed.code).toBe(1000);
-      const last = silent.frames.at(-1)!;
-      expect(last).toEqual({ type: 'error', request_id: '', subscription_id: null, code: 'HEARTBEAT_TIMEOUT', error: expect.stringContaining('300') });
-      expect(silent.invalid).toEqual([]);
-      // The pinging client outlived the silent one's whole timeout and is still served.
-      await chatty.subscribe('book', BOOK0);
-      expect(chatty.frames.filter((f) => f.code === 'HEARTBEAT_TIMEOUT')).toEqual([]);
-    } finally {
-      clearInterval(pinger);
+    for (let i = 0; i < 10; i++) {
+      // The server has read the ping (its pong came back) before the clock moves on.
+      await chatty.roundTrip(`keepalive-${i}`);
+      await clock.advance(50);
     }
+    const closed = await silent.closed;
+    expect(closed.code).toBe(1000);
+    const last = silent.frames.at(-1)!;
+    expect(last).toEqual({ type: 'error', request_id: '', subscription_id: null, code: 'HEARTBEAT_TIMEOUT', error: expect.stringContaining('300') });
+    expect(silent.invalid).toEqual([]);
+    // The pinging client outlived the silent one's whole timeout and is still served.
+    await chatty.subscribe('book', BOOK0);
+    expect(chatty.frames.filter((f) => f.code === 'HEARTBEAT_TIMEOUT')).toEqual([]);
   });
 
   it('counts any client frame, even an invalid one, as a sign of life', async () => {
-    h = await startFeed({ heartbeatTimeoutMs: 300 });
+    const clock = new ManualClock();
+    h = await startFeed({ heartbeatTimeoutMs: 300, clock });
     const c = await h.connect();
     const silent = await h.connect();
-    const noise = setInterval(() => c.send('garbage'), 50);
-    try {
-      await silent.closed;
-      await c.roundTrip();
-      expect(c.frames.filter((f) => f.code === 'HEARTBEAT_TIMEOUT')).toEqual([]);
-    } finally {
-      clearInterval(noise);
+    const invalid = () => c.frames.filter((f) => f.code === 'INVALID_MESSAGE').length;
+    for (let i = 1; i <= 10; i++) {
+      c.send('garbage');
+      // Read by the server once it answered it (INVALID_MESSAGE): no ping, the garbage alone keeps c alive.
+      await c.waitFor(() => invalid() === i);
+      await clock.advance(50);
     }
+    await silent.closed;
+    expect(c.frames.filter((f) => f.code === 'HEARTBEAT_TIMEOUT')).toEqual([]);
+    // Still served.
+    await c.roundTrip();
   });
 
   it('answers every connection with FEED_UNAVAILABLE and close code 1000 when the feed is off', async () => {

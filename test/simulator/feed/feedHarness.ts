@@ -6,6 +6,7 @@ import { encodeBase58, scopeMarketType, ServerFrame, type ChannelName, type Scop
 import type { ScopeChecker } from '../../../src/simulator/ScopeChecker';
 import { FeedServer, type FeedServerOptions } from '../../../src/simulator/feed/FeedServer';
 import { SimStreamHub } from '../../../src/simulator/SimStreamHub';
+import { WAIT_MS } from '../../helpers/deadlines';
 
 export const ADDRESS = encodeBase58(new Uint8Array(32).fill(7));
 export const OTHER_ADDRESS = encodeBase58(new Uint8Array(32).fill(9));
@@ -71,7 +72,6 @@ export async function startFeed(options: FeedServerOptions = {}): Promise<FeedHa
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Frame = Record<string, any>;
 
-const WAIT_MS = 10_000;
 
 /** A WebSocket client that records every frame, checks each against the strict server-frame schema, and waits on frames. */
 export class TestClient {

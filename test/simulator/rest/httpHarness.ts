@@ -5,6 +5,7 @@ import { encodeQuery, fillPath, OPERATIONS, type OperationName, type ParamValues
 import type { RestFaultDecision, RestFaultHook } from '../../../src/simulator/RestFaultHook';
 import type { Engine } from '../../../src/simulator/engine/Engine';
 import { createRestHandler } from '../../../src/simulator/rest/createRestHandler';
+import { WAIT_MS } from '../../helpers/deadlines';
 
 export interface Harness {
   readonly base: string;
@@ -33,7 +34,7 @@ export async function serve(engine: Engine): Promise<Harness> {
     base,
     hookCalls,
     async get(path: string, init?: RequestInit) {
-      const res = await fetch(base + path, { ...init, signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(base + path, { ...init, signal: AbortSignal.timeout(WAIT_MS) });
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
     },
