@@ -39,6 +39,7 @@
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Clock, Timer } from '../clock';
 import { InFlightWindow, type InFlight } from './InFlightWindow';
+import { PublishQueue } from './PublishQueue';
 import { busError, isNoLeader, noLeaderError, readPublishReply, UPDATE_HEADERS, type PublishAck } from './wire';
 
 /** One message to publish. */
@@ -79,8 +80,7 @@ const NO_LEADER_BACKOFF_MS = 50;
 const NO_LEADER_MAX_BACKOFF_MS = 1000;
 
 export class OrderedPublisher {
-  private readonly queue: PublishJob[] = [];
-  private head = 0;
+  private readonly queue = new PublishQueue<PublishJob>();
   /** Publishes sent and awaiting their answer. */
   private readonly window = new InFlightWindow();
   private readonly replyPrefix: string;
@@ -118,12 +118,12 @@ export class OrderedPublisher {
 
   /** Publishes waiting or outstanding. */
   get pending(): number {
-    return this.queue.length - this.head + this.window.outstanding + this.retry.length;
+    return this.queue.length + this.window.outstanding + this.retry.length;
   }
 
   /** Queues a job; false (and nothing queued) when the queue is full or the publisher closed. */
   submit(job: PublishJob): boolean {
-    if (this.closed || this.queue.length - this.head >= this.options.maxQueued) return false;
+    if (this.closed || this.queue.length >= this.options.maxQueued) return false;
     this.queue.push(job);
     this.pump();
     return true;
@@ -168,10 +168,7 @@ export class OrderedPublisher {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    const waiting = this.queue.slice(this.head);
-    this.queue.length = 0;
-    this.head = 0;
-    for (const job of waiting) safe(() => job.onError(busError('the publisher is closed')));
+    for (const job of this.queue.takeAll()) safe(() => job.onError(busError('the publisher is closed')));
     this.failRetry(busError('the publisher closed before JetStream acknowledged the message'));
     this.failOutstanding(busError('the publisher closed before JetStream acknowledged the message'));
     this.timer?.cancel();
@@ -184,12 +181,8 @@ export class OrderedPublisher {
   private pump(): void {
     if (this.retry.length > 0 || this.offline) return; // stopped: the publishes to send again go first
     const limit = this.probing ? 1 : this.options.maxInFlight;
-    while (!this.closed && this.window.outstanding < limit && this.head < this.queue.length) {
-      const job = this.queue[this.head++]!;
-      if (this.head > 1024 && this.head * 2 > this.queue.length) {
-        this.queue.splice(0, this.head);
-        this.head = 0;
-      }
+    while (!this.closed && this.window.outstanding < limit && this.queue.length > 0) {
+      const job = this.queue.shift()!;
       if (job.wanted()) this.send(job);
     }
   }
@@ -330,7 +323,7 @@ export class OrderedPublisher {
       }
       again.push(job);
     }
-    this.queue.splice(this.head, 0, ...again);
+    this.queue.unshift(again);
     if (again.length > 0) this.probing = true;
     this.pump();
   }
