@@ -17,9 +17,15 @@
  * spread (min..max). In the same windows, the cheapest consumer of the bus (`bare`: a core
  * NATS subscription decoding each update with the feed's fast decoder, no replica) is the
  * floor of a bus consumer's CPU per update.
+ * In each window, every update is also traced through the stages (stageTrace.ts: the relay's
+ * publish call, the cheapest consumer's decode, the bus consumer's and the direct client's
+ * emission, joined by seq): where the latency, and the slowest updates' latency, goes. Right
+ * after each window, the feed still running, nats-server's own JetStream latency is probed
+ * (natsProbe.ts at the window's message rate and size): the floor under the bus's own load.
  * Floor pass (the feed paused): nats-server's own JetStream publish -> delivery latency
  * (natsProbe.ts, memory store, a push consumer) at the message rate and size the relay
- * published in each rate's windows: the floor of the latency the bus adds.
+ * published in each rate's windows: the floor of the latency the bus adds, as the issue
+ * defines it (without the CPU contention of the processes the bus path runs beside).
  * Fan-out pass: with 1, 4, 16 bus consumer processes (the feed paused while they start), the
  * relay's and nats-server's CPU per update and share of a core, and the consumers'.
  * At the end, the feed paused: every consumer (and the relay) reached the last seq sent and
@@ -39,6 +45,7 @@ import { IpcChild } from './IpcChild';
 import { NatsServerProcess } from './NatsServerProcess';
 import { percentileOf, probeJetStream } from './natsProbe';
 import { procCpuUs } from './procCpu';
+import { decompose, type Decomposition } from './stageTrace';
 
 export interface BusBenchConfig extends BusSizes {
   readonly log?: (line: string) => void;
@@ -91,6 +98,13 @@ export interface LatencyWindow {
   readonly bytesPerMessage: number;
   readonly relay?: ProcFigures;
   readonly nats?: ProcFigures;
+  /** Where the latency went, update by update (stageTrace.ts). */
+  readonly stages?: Decomposition;
+  /**
+   * nats-server's own JetStream latency (natsProbe.ts at the window's message rate and size)
+   * measured right after the window with the feed still running: under the load the bus runs in.
+   */
+  readonly natsLoaded?: { readonly p50Us: number; readonly p99Us: number };
 }
 
 /** nats-server's own JetStream latency, publish -> delivery (natsProbe.ts), at a rate's message rate and size. */
@@ -125,6 +139,15 @@ export interface BusRateRow {
   readonly cpuVsBareRange: Range;
   /** nats-server's own latency at this rate's message rate and size (the floor pass). */
   readonly natsFloor?: NatsFloor;
+  /** ... and measured with the feed running, right after each window (median over the windows, range). */
+  readonly natsLoaded?: { readonly p50Us: number; readonly p50Range: Range; readonly p99Us: number; readonly p99Range: Range };
+  /** The cheapest consumer's latency (feed send -> decode, same windows) minus the direct client's: p50 and p99, median over the windows, range. */
+  readonly bareAddedP50Us: number;
+  readonly bareAddedP50Range: Range;
+  readonly bareAddedP99Us: number;
+  readonly bareAddedP99Range: Range;
+  /** The windows' decompositions, each stage's figure the median over the windows. */
+  readonly stages?: Decomposition;
   /** Median backlogs at the windows' ends (see `LatencyWindow`). */
   readonly relayLag: number;
   readonly busLag: number;
@@ -186,7 +209,8 @@ const CATCH_UP_MS = 30_000;
  * the largest one of a directory is the main thread's, the others tsx's loader thread).
  */
 const profDir = process.env['BUS_BENCH_CPU_PROF'];
-const profFlags = (name: string): string[] => (profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}/${name}`] : []);
+/** `BUS_BENCH_TRACE_GC=1`: the relay and the consumers run with `--trace-gc` (their lines on this process's stdout, each with its pid). */
+const profFlags = (name: string): string[] => [...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}/${name}`] : []), ...(process.env['BUS_BENCH_TRACE_GC'] ? ['--trace-gc'] : [])];
 
 /** Room per window beyond warm-up and window (IPC round trips, rate switches). */
 const SLACK_MS = 700;
@@ -226,9 +250,10 @@ async function measure(feed: Feed, relay: Relay, consumers: readonly Consumer[],
   const proc0 = { relay: procCpuUs(pids.relay), nats: procCpuUs(pids.nats) };
   const s0 = await feed.request({ cmd: 'count' }, 'count', ASK_MS);
   const t0 = process.hrtime.bigint();
-  await Promise.all(consumers.map((c) => c.request({ cmd: 'window' }, 'started', ASK_MS)));
+  await Promise.all([relay.request({ cmd: 'window' }, 'started', ASK_MS), ...consumers.map((c) => c.request({ cmd: 'window' }, 'started', ASK_MS))]);
   await delay(windowMs);
   const windows = await Promise.all(consumers.map((c) => c.request({ cmd: 'report' }, 'window', ASK_MS)));
+  const relayTrace = (await relay.request({ cmd: 'trace' }, 'trace', ASK_MS)).trace;
   const s1 = await feed.request({ cmd: 'count' }, 'count', ASK_MS);
   const published = Number((await relay.request({ cmd: 'describe' }, 'describe', ASK_MS)).publishedSeq ?? 0);
   const wallUs = Number(process.hrtime.bigint() - t0) / 1000;
@@ -239,7 +264,7 @@ async function measure(feed: Feed, relay: Relay, consumers: readonly Consumer[],
   };
   // Where a backlog sits at the window's end: updates sent but not yet published, published but not yet seen.
   const lag = { relay: Math.max(0, s1.sent - published), consumers: windows.map((w) => Math.max(0, published - w.seq)) };
-  return { sent, lag, windows: windows.map(consumerFigures), raw: windows, relay: proc(pids.relay, proc0.relay), nats: proc(pids.nats, proc0.nats) };
+  return { sent, lag, windows: windows.map(consumerFigures), raw: windows, relayTrace, relay: proc(pids.relay, proc0.relay), nats: proc(pids.nats, proc0.nats) };
 }
 
 export async function runBusBench(cfg: BusBenchConfig): Promise<BusBenchResult> {
@@ -259,12 +284,12 @@ export async function runBusBench(cfg: BusBenchConfig): Promise<BusBenchResult> 
     const port = feed.ready?.type === 'ready' && 'port' in feed.ready ? feed.ready.port : 0;
     const urls = { restUrl: `http://127.0.0.1:${port}`, wsUrl: `ws://127.0.0.1:${port}/ws`, natsUrl: nats.url, prefix: PREFIX };
     const relayArgs: RelayArgs = { ...urls, anchorNs, storage: cfg.storage ?? DEFAULT_STREAM_LIMITS.storage };
-    relay = await IpcChild.start<RelayCommand, RelayReply>(HERE('./relayProcess.ts'), [JSON.stringify(relayArgs)], 'relay', READY_MS, profFlags('relay'));
+    relay = await IpcChild.start<RelayCommand, RelayReply>(HERE('./relayProcess.ts'), [JSON.stringify(relayArgs)], 'relay', READY_MS, [...profFlags('relay'), ...(process.env['BUS_BENCH_RELAY_FLAGS']?.split(' ').filter(Boolean) ?? [])]);
     const startConsumer = (mode: ConsumerArgs['mode'], flags: string[] = []) =>
       IpcChild.start<ConsumerCommand, ConsumerReply>(HERE('./consumer.ts'), [JSON.stringify({ mode, anchorNs, ...urls } satisfies ConsumerArgs)], `${mode} consumer`, READY_MS, flags);
     const [direct, firstBus, bare] = await Promise.all([startConsumer('direct', profFlags('direct')), startConsumer('bus', profFlags('bus')), startConsumer('bare')]);
     consumers.push(direct, firstBus, bare);
-    log(`  bus: nats-server, feed (${spec.frames} frames), relay, direct client, a bus consumer and the bare consumer up`);
+    log(`  bus: nats-server, feed (${spec.frames} frames), relay, direct client, a bus consumer and the bare consumer up (pids: relay ${relay.pid}, direct ${direct.pid}, bus ${firstBus.pid}, bare ${bare.pid})`);
     const pids = { relay: relay.pid, nats: nats.pid };
 
     // Latency and CPU per update: the direct client and one bus consumer in the same windows.
@@ -278,6 +303,11 @@ export async function runBusBench(cfg: BusBenchConfig): Promise<BusBenchResult> 
         await delay(cfg.warmupMs);
         const m = await measure(feed, relay, [direct, firstBus, bare], pids, cfg.windowMs);
         const b = m.raw[2]!;
+        const stages = decompose(m.relayTrace, b.trace, m.raw[1]!.trace, m.raw[0]!.trace);
+        const messagesPerSec = (b.messages ?? 0) / (b.wallUs / 1e6);
+        const bytesPerMessage = (b.bytes ?? 0) / Math.max(1, b.messages ?? 0);
+        // nats-server's own latency under the same load: the probe right after the window, the feed still running.
+        const loaded = messagesPerSec > 0 ? (await probeJetStream(nats.url, { rate: messagesPerSec, ms: cfg.windowMs, bytes: bytesPerMessage, mode: cfg.storage ?? DEFAULT_STREAM_LIMITS.storage })).sort((x, y) => x - y) : [];
         windows.push({
           rep,
           rate,
@@ -287,12 +317,16 @@ export async function runBusBench(cfg: BusBenchConfig): Promise<BusBenchResult> 
           direct: m.windows[0]!,
           bus: m.windows[1]!,
           bare: m.windows[2]!,
-          messagesPerSec: (b.messages ?? 0) / (b.wallUs / 1e6),
-          bytesPerMessage: (b.bytes ?? 0) / Math.max(1, b.messages ?? 0),
+          messagesPerSec,
+          bytesPerMessage,
           ...(m.relay ? { relay: m.relay } : {}),
           ...(m.nats ? { nats: m.nats } : {}),
+          ...(stages ? { stages } : {}),
+          ...(loaded.length > 0 ? { natsLoaded: { p50Us: percentileOf(loaded, 0.5), p99Us: percentileOf(loaded, 0.99) } } : {}),
         });
-        log(`  bus latency: repetition ${rep + 1}/${cfg.reps}, ${rate}/s: p50 direct ${m.windows[0]!.p50Us.toFixed(0)} µs, bus ${m.windows[1]!.p50Us.toFixed(0)} µs, bare ${m.windows[2]!.p50Us.toFixed(0)} µs`);
+        const w = (f: ConsumerFigures) => `${f.p50Us.toFixed(0)}/${f.p99Us.toFixed(0)}`;
+        const st = stages ? `; stages p50/p99: feed->relay publish ${st2(stages.toRelay)}, relay->bare ${st2(stages.relayToBare)}, relay->bus ${st2(stages.relayToBus)}; slowest 1% of bus: ${stages.slowest.toRelay.toFixed(0)} + ${stages.slowest.relayToBare.toFixed(0)} + ${stages.slowest.bareToBus.toFixed(0)} µs` : '';
+        log(`  bus latency: repetition ${rep + 1}/${cfg.reps}, ${rate}/s: p50/p99 µs direct ${w(m.windows[0]!)}, bus ${w(m.windows[1]!)}, bare ${w(m.windows[2]!)}; nats-server under load ${loaded.length ? `${percentileOf(loaded, 0.5).toFixed(0)}/${percentileOf(loaded, 0.99).toFixed(0)}` : '-'}${st}`);
       }
     }
     await feed.request({ cmd: 'stop' }, 'count', ASK_MS);
@@ -381,9 +415,19 @@ function latencyRow(rate: number, ws: readonly LatencyWindow[], natsFloor: NatsF
   const vsBare = ws.map((w) => w.bus.cpuUsPerUpdate / w.bare.cpuUsPerUpdate);
   const relay = medianProc(ws.map((w) => w.relay));
   const nats = medianProc(ws.map((w) => w.nats));
+  const bareP50 = ws.map((w) => w.bare.p50Us - w.direct.p50Us);
+  const bareP99 = ws.map((w) => w.bare.p99Us - w.direct.p99Us);
+  const loaded = ws.flatMap((w) => (w.natsLoaded ? [w.natsLoaded] : []));
+  const stages = medianStages(ws.flatMap((w) => (w.stages ? [w.stages] : [])));
   return {
     rate,
     reps: ws.length,
+    bareAddedP50Us: median(bareP50),
+    bareAddedP50Range: rangeOf(bareP50),
+    bareAddedP99Us: median(bareP99),
+    bareAddedP99Range: rangeOf(bareP99),
+    ...(loaded.length ? { natsLoaded: { p50Us: median(loaded.map((l) => l.p50Us)), p50Range: rangeOf(loaded.map((l) => l.p50Us)), p99Us: median(loaded.map((l) => l.p99Us)), p99Range: rangeOf(loaded.map((l) => l.p99Us)) } } : {}),
+    ...(stages ? { stages } : {}),
     direct: medianFigures(ws.map((w) => w.direct)),
     bus: medianFigures(ws.map((w) => w.bus)),
     addedP50Us: median(p50),
@@ -429,4 +473,24 @@ async function exactnessOf(name: string, c: Consumer, sent: number, truth: Retur
     }
     await delay(50);
   }
+}
+
+const st2 = (f: { p50Us: number; p99Us: number }) => `${f.p50Us.toFixed(0)}/${f.p99Us.toFixed(0)}`;
+
+/** Each figure of the decompositions, the median over the windows. */
+function medianStages(ds: readonly Decomposition[]): Decomposition | undefined {
+  if (ds.length === 0) return undefined;
+  const f = (k: 'toRelay' | 'relayToBare' | 'relayToBus' | 'bareToBus' | 'bare' | 'bus' | 'direct') => ({ p50Us: median(ds.map((d) => d[k].p50Us)), p99Us: median(ds.map((d) => d[k].p99Us)) });
+  const s = (k: keyof Decomposition['slowest']) => median(ds.map((d) => d.slowest[k]));
+  return {
+    updates: median(ds.map((d) => d.updates)),
+    toRelay: f('toRelay'),
+    relayToBare: f('relayToBare'),
+    relayToBus: f('relayToBus'),
+    bareToBus: f('bareToBus'),
+    bare: f('bare'),
+    bus: f('bus'),
+    direct: f('direct'),
+    slowest: { toRelay: s('toRelay'), relayToBare: s('relayToBare'), bareToBus: s('bareToBus'), total: s('total') },
+  };
 }

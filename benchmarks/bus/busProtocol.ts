@@ -38,10 +38,24 @@ export interface RelayArgs {
   readonly storage: 'file' | 'memory';
 }
 
-export type RelayCommand = { readonly cmd: 'describe' } | { readonly cmd: 'exit' };
+/**
+ * Where an update was when, in one process (stageTrace.ts): parallel arrays, one entry per
+ * update (`seqs[i]`), times in µs of the machine's monotonic clock (every process shares it);
+ * `sentUs`: the feed's send stamp of that update, where the process reads it.
+ */
+export interface StageTrace {
+  readonly seqs: readonly number[];
+  readonly atUs: readonly number[];
+  readonly sentUs?: readonly number[];
+}
+
+/** `window`/`trace`: from now, the relay notes when it hands each update to NATS (its publish call); `trace` ends it. */
+export type RelayCommand = { readonly cmd: 'describe' } | { readonly cmd: 'window' } | { readonly cmd: 'trace' } | { readonly cmd: 'exit' };
 
 export type RelayReply =
   | { readonly type: 'ready' }
+  | { readonly type: 'started' }
+  | { readonly type: 'trace'; readonly trace: StageTrace }
   | { readonly type: 'describe'; readonly status: string; readonly publishedSeq: string | null; readonly published: number; readonly messages: number; readonly syncs: number; readonly errors: readonly string[] }
   | { readonly type: 'error'; readonly message: string };
 
@@ -88,6 +102,8 @@ export interface ConsumerWindow {
   /** `bare` only: bus messages received in the window, and their payload bytes. */
   readonly messages?: number;
   readonly bytes?: number;
+  /** When each update of the window was emitted (`bare`: decoded), with its send stamp. */
+  readonly trace: StageTrace;
 }
 
 export type ConsumerReply =

@@ -27,6 +27,7 @@ import type { TopLevels } from '../book/deltaStream';
 import { latencyClock } from '../socket/wallClock';
 import type { ConsumerArgs, ConsumerCommand, ConsumerReply } from './busProtocol';
 import { SlowUpdateLog } from './SlowUpdateLog';
+import { monoUs, StageRecorder, stampToMonoUs } from './stageTrace';
 
 const args = JSON.parse(process.argv[2] ?? '{}') as ConsumerArgs;
 const reply = (r: ConsumerReply): void => void process.send!(r);
@@ -50,6 +51,9 @@ const resyncCodes: string[] = [];
 let book: OrderBook | undefined;
 let window = { cpu: process.cpuUsage(), t0: process.hrtime.bigint(), n0: 0, m0: 0, b0: 0 };
 const slow = SlowUpdateLog.fromEnv(args.mode);
+/** When each update of the window was emitted (decoded by `bare`, which notes its send stamp too): stageTrace.ts. */
+const stages = new StageRecorder();
+const sentUsOf = stampToMonoUs(BigInt(args.anchorNs));
 
 /** `bare` only: bus messages and their bytes received in the window. */
 let bareMessages = 0;
@@ -76,7 +80,10 @@ async function startBare(): Promise<() => Promise<void>> {
           const seq = Number(r.frame.seq);
           if (seq > seen) {
             seen = seq;
-            if (timing) histogram.recordValue(latencyOf(r.frame.timestamp_ns));
+            if (timing) {
+              histogram.recordValue(latencyOf(r.frame.timestamp_ns));
+              stages.note(seq, monoUs(), sentUsOf(r.frame.timestamp_ns));
+            }
           }
         }
         at = end + 1;
@@ -104,6 +111,7 @@ const sub: Subscription | undefined = client?.orderBook({ market_type: 'perp', m
     if (timing && e.cause === 'update') {
       const ns = latencyOf(String(e.timestampNs));
       histogram.recordValue(ns);
+      stages.note(seen, monoUs());
       slow?.note(e.seq, ns);
     }
     // Why each resync happened (the transition's code), for the report.
@@ -133,7 +141,7 @@ function report(): ConsumerReply {
   timing = false;
   const us = (p: number) => histogram.getValueAtPercentile(p) / 1000;
   const bare = args.mode === 'bare' ? { messages: bareMessages - window.m0, bytes: bareBytes - window.b0 } : {};
-  return { type: 'window', cpuUs: cpu.user + cpu.system, wallUs, updates: seen - window.n0, seq: seen, p50Us: us(50), p99Us: us(99), p999Us: us(99.9), maxUs: histogram.maxValue / 1000, ...bare };
+  return { type: 'window', cpuUs: cpu.user + cpu.system, wallUs, updates: seen - window.n0, seq: seen, p50Us: us(50), p99Us: us(99), p999Us: us(99.9), maxUs: histogram.maxValue / 1000, ...bare, trace: stages.take() };
 }
 
 async function exit(): Promise<void> {
@@ -148,6 +156,7 @@ process.on('message', (cmd: ConsumerCommand) => {
   switch (cmd.cmd) {
     case 'window':
       histogram.reset();
+      stages.start();
       timing = true;
       window = { cpu: process.cpuUsage(), t0: process.hrtime.bigint(), n0: seen, m0: bareMessages, b0: bareBytes };
       reply({ type: 'started' });

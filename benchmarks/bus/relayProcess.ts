@@ -6,7 +6,9 @@
  *
  * IPC: `RelayCommand` / `RelayReply` (busProtocol.ts); argv[2]: `RelayArgs` as JSON.
  */
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { SlowUpdateLog } from './SlowUpdateLog';
+import { monoUs, StageRecorder } from './stageTrace';
 import { latencyClock } from '../socket/wallClock';
 import { ReplicaRelay } from '../../src/nats';
 import { fastDecodeServerFrame } from '../../src/protocol/fastDecode';
@@ -18,15 +20,42 @@ const args = JSON.parse(process.argv[2] ?? '{}') as RelayArgs;
 const reply = (r: RelayReply): void => void process.send!(r);
 const errors: string[] = [];
 
+/** The batch head of an update message (src/nats/wire/updateBatch.ts): its bounds. */
+const BATCH_HEAD = /^\{"v":\d+,"first":"(\d+)","last":"(\d+)"\}/;
+
+/**
+ * The relay's NATS connection, made here so that its publish calls can be timed in a window:
+ * when each update is handed to NATS (the client writes it to the socket in a microtask of
+ * the same turn). Outside a window the wrapper only checks a flag.
+ */
+async function tracedConnection(stages: StageRecorder): Promise<NatsConnection> {
+  const nc = await connect({ servers: args.natsUrl, maxReconnectAttempts: -1, ...(process.env['BUS_BENCH_NO_ASYNC_TRACES'] ? { noAsyncTraces: true } : {}) });
+  const publish = nc.publish.bind(nc);
+  nc.publish = (subject, payload, options) => {
+    if (stages.on && typeof payload === 'string') {
+      const m = BATCH_HEAD.exec(payload);
+      if (m !== null) {
+        const at = monoUs();
+        for (let seq = Number(m[1]), last = Number(m[2]); seq <= last; seq++) stages.note(seq, at);
+      }
+    }
+    publish(subject, payload, options);
+  };
+  return nc;
+}
+
 async function main(): Promise<void> {
+  const stages = new StageRecorder();
+  const nats = await tracedConnection(stages);
   const relay = await ReplicaRelay.start({
     exchange: { restUrl: args.restUrl, wsUrl: args.wsUrl, strict: true, router: { decode: fastDecodeServerFrame }, replica: { livenessMs: 0 } },
-    natsUrl: args.natsUrl,
-    ...(process.env['BUS_BENCH_NO_ASYNC_TRACES'] ? { natsOptions: { noAsyncTraces: true } } : {}),
+    nats,
     prefix: args.prefix,
     streamLimits: { storage: args.storage },
     streams: [BENCH_BOOK],
     onError: (e) => errors.push(String(e)),
+    // Diagnosis (A/B of relay options): `BUS_BENCH_RELAY_OPTIONS='{"snapshotRefreshUpdates":50000}'`.
+    ...(JSON.parse(process.env['BUS_BENCH_RELAY_OPTIONS'] ?? '{}') as Record<string, never>),
   });
   // The relay's own replica, for the slow-update log (see SlowUpdateLog).
   const slow = SlowUpdateLog.fromEnv('relay');
@@ -42,9 +71,13 @@ async function main(): Promise<void> {
   };
   process.on('message', (cmd: RelayCommand) => {
     if (cmd.cmd === 'describe') reply(describe());
-    else if (cmd.cmd === 'exit') void relay.close().finally(() => process.exit(0));
+    else if (cmd.cmd === 'window') {
+      stages.start();
+      reply({ type: 'started' });
+    } else if (cmd.cmd === 'trace') reply({ type: 'trace', trace: stages.take() });
+    else if (cmd.cmd === 'exit') void relay.close().finally(() => void nats.close().finally(() => process.exit(0)));
   });
-  process.on('disconnect', () => void relay.close().finally(() => process.exit(0)));
+  process.on('disconnect', () => void relay.close().finally(() => void nats.close().finally(() => process.exit(0))));
   const live = relay.status$.subscribe(({ status }) => {
     if (status !== 'live') return;
     live.unsubscribe();
