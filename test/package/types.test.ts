@@ -22,19 +22,16 @@
  * into a temporary folder as test/package/package.test.ts does. No step has a time limit of
  * its own but PROCESS_HANG_MS, which only catches a hang.
  */
-import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-
-/** A child process that does a whole job (a build, an install, tsc): killed after this, as hung (never a speed limit: 2 shared cores at load 4-6 are slow). */
-const PROCESS_HANG_MS = 8 * 60_000;
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/deadlines';
+import { mustRun, packageRoot, root, run, type Outcome } from './packageBuild';
 
 // Whole processes (build, pack, install, tsc, the tour): the hook and each test wait for them,
 // longer than PROCESS_HANG_MS so that a hung process's own failure (with its output) is reported.
-jest.setTimeout(PROCESS_HANG_MS + 2 * 60_000);
+jest.setTimeout(PROCESS_TEST_TIMEOUT_MS);
 
-const root = join(__dirname, '..', '..');
 const TSC = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const TSX = join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const README = readFileSync(join(root, 'README.md'), 'utf8');
@@ -47,42 +44,6 @@ const COMPANIONS = ['@nats-io/transport-node', '@nats-io/jetstream', '@nats-io/k
   return `${name}@${version}`;
 });
 
-interface Outcome {
-  code: number | string | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command to its end (never rejects): exit code and output. Killed only when it hangs. */
-function run(file: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Outcome> {
-  return new Promise((resolve) => {
-    execFile(file, args, { cwd, env, timeout: PROCESS_HANG_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : error.killed ? `killed: still running after ${PROCESS_HANG_MS} ms (hung?)` : (error.code ?? null);
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
-
-async function mustRun(file: string, args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv): Promise<string> {
-  const r = await run(file, args, cwd, env);
-  if (r.code !== 0) throw new Error(`${file} ${args.join(' ')} exited with ${r.code}\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
-
-/** The package root to pack: the run's build (EXCHANGE_REPLICA_PACKAGE_ROOT), else one built here in `work`. */
-async function packageRoot(work: string): Promise<string> {
-  const given = process.env.EXCHANGE_REPLICA_PACKAGE_ROOT;
-  if (given) {
-    if (!existsSync(join(given, 'dist', 'index.js'))) throw new Error(`EXCHANGE_REPLICA_PACKAGE_ROOT=${given} holds no build (dist/index.js)`);
-    return given;
-  }
-  const stage = join(work, 'stage');
-  mkdirSync(stage);
-  for (const f of ['package.json', 'README.md', 'LICENSE']) cpSync(join(root, f), join(stage, f));
-  cpSync(join(root, 'bin'), join(stage, 'bin'), { recursive: true });
-  await mustRun('npm', ['run', 'build', '--silent'], root, { ...process.env, BUILD_OUT_DIR: join(stage, 'dist') });
-  return stage;
-}
 
 // ---- the programs ------------------------------------------------------------------------
 
