@@ -61,6 +61,12 @@ export class BusFeed {
   anchor?: SnapshotRecord;
   /** The entry this generation started from: every update above it the subject holds was delivered since, but in {@link holes}. */
   base?: SnapshotRecord;
+  /**
+   * The oldest entry of this bus the feed started a generation from, kept across restarts on
+   * the same bus (with {@link holes}): a reader that was behind the anchor when the feed
+   * restarted (resyncing, catching up) starts again from it, not past records the stream holds.
+   */
+  floor?: SnapshotRecord;
   /** Where each hole seen in this generation starts (its first seq missing): a reader below one cannot be given what it lacks. */
   holes: bigint[] = [];
   /** The highest seq delivered in this generation. */
@@ -107,10 +113,13 @@ export class BusFeed {
   }
 
   /** A new generation from `entry`: nothing delivered yet. */
-  begin(entry: SnapshotRecord): void {
+  begin(entry: SnapshotRecord, sameBus = false): void {
     this.anchor = entry;
     this.base = entry;
-    this.holes = [];
+    if (!sameBus || this.floor === undefined || this.floor.sequence > entry.sequence) {
+      this.floor = entry;
+      this.holes = [];
+    }
     this.lastSeq = undefined;
     this.gapTo = undefined;
     this.aheadMark = undefined;
@@ -166,7 +175,9 @@ export class BusFeed {
     reader.subscriptionId = subscriptionId;
     reader.anchor = from;
     const a = from;
-    const plan = a === undefined || this.lastSeq === undefined || this.lastSeq <= a.sequence ? undefined : { from: a.jsStartSeq, after: a.sequence, until: this.lastSeq };
+    // Where the feed stands: what it delivered, or its generation's entry before any update.
+    const at = this.lastSeq ?? this.base?.sequence;
+    const plan = a === undefined || at === undefined || at <= a.sequence ? undefined : { from: a.jsStartSeq, after: a.sequence, until: at };
     // Catching up before `subscribed`: the snapshot request it triggers waits for the catch-up.
     if (plan !== undefined) reader.queue = [];
     reader.subscriber.next({ kind: 'subscribed', subscriptionId, generation });

@@ -34,6 +34,9 @@ export async function catchUp(ctx: FeedContext, feed: BusFeed, reader: FeedReade
       // Skipped, as the feed skipped it (it reported it when it came).
       return;
     }
+    // The stream no longer holds the first updates (its limits dropped them): a hole, so that no reader is sent back there again.
+    const first = batch.updates[0];
+    if (first !== undefined && first.seq > after + 1n) feed.holes.push(after + 1n);
     for (const u of batch.updates) {
       reader.subscriber.next(u);
       after = u.seq;

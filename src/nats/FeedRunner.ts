@@ -108,7 +108,8 @@ export class FeedRunner {
       await feed.caughtUp();
       if (signal.aborted || token !== feed.token || feed.phase !== 'running' || feed.anchor === undefined) throw new AbortedError('the snapshot request was aborted', { stream: feed.key });
       feed.answeredFirst(reader);
-      return loadedOf(reader?.anchor ?? feed.anchor);
+      // (Its entry's page may not reach back to what it had: a reader behind when the feed restarted.)
+      return this.answerFor(feed, reader?.anchor ?? feed.anchor, reader, query);
     }
     const fresh = await this.ctx.store().readEntry(feed);
     if (signal.aborted || token !== feed.token || feed.phase !== 'running') throw new AbortedError('the snapshot request was aborted', { stream: feed.key });
@@ -139,7 +140,7 @@ export class FeedRunner {
   private answerFor(feed: BusFeed, entry: SnapshotRecord, reader: FeedReader | undefined, query: SnapshotQuery): LoadedSnapshot {
     const watermark = query.since === undefined ? undefined : (query.since.watermark ?? 0n);
     if (reader === undefined || watermark === undefined || snapshotPageReaches(entry, watermark)) return loadedOf(entry);
-    const from = [feed.anchor, feed.base].find((e): e is SnapshotRecord => e !== undefined && feed.usable(e) && snapshotPageReaches(e, watermark) && !feed.holes.some((h) => h > e.sequence));
+    const from = [feed.anchor, feed.base, feed.floor].find((e): e is SnapshotRecord => e !== undefined && feed.usable(e) && snapshotPageReaches(e, watermark) && !feed.holes.some((h) => h > e.sequence));
     if (from === undefined) return loadedOf(entry);
     this.joins.joinFrom(feed, reader, from);
     throw new AbortedError(`${feed.key}: the snapshot at ${entry.sequence} does not reach back to ${watermark}, which the stream holds: restarted from snapshot ${from.sequence}`, { stream: feed.key });
@@ -279,11 +280,11 @@ export class FeedRunner {
     const had = feed.anchor;
     // (Not an anchor refused since, or one from before a reset read on the subject: see BusFeed.usable.)
     const same = had !== undefined && feed.usable(had) && entry.jsStream === had.jsStream && entry.sequence >= had.sequence && entry.jsStartSeq >= had.jsStartSeq;
-    await this.startConsumer(feed, same ? had : entry);
+    await this.startConsumer(feed, same ? had : entry, same);
   }
 
   /** A new generation: a push consumer from the entry's `jsStartSeq` (PushConsumer.ts), then `subscribed` to every reader. */
-  private async startConsumer(feed: BusFeed, entry: SnapshotRecord): Promise<void> {
+  private async startConsumer(feed: BusFeed, entry: SnapshotRecord, sameBus = false): Promise<void> {
     this.stopConsumer(feed);
     const token = ++feed.token;
     feed.phase = 'starting';
@@ -303,7 +304,7 @@ export class FeedRunner {
     if (token !== feed.token) return void consumer.stop();
     feed.consumer = consumer;
     feed.phase = 'running';
-    feed.begin(entry);
+    feed.begin(entry, sameBus);
     this.joins.rejoinAll(feed);
     const pending = early;
     early = undefined;
