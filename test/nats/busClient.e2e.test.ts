@@ -23,6 +23,7 @@ import { ReplicaFleet, type FleetSpec } from '../e2e/ReplicaFleet';
 import { busNames } from '../../src/nats/busProtocol';
 import { natsConnect, startRelay, startSim, waitUntil } from './busHarness';
 import { NatsServer } from './natsServer';
+import { WAIT_MS } from '../helpers/deadlines';
 
 const MARKET_CHANNELS = ['book', 'bbo', 'marketStats', 'trades', 'fundingRates'] as const;
 
@@ -53,14 +54,14 @@ afterEach(async () => {
   sim = undefined;
 });
 
-async function until(f: ReplicaFleet, pred: () => boolean, what: string, ms = 30_000): Promise<void> {
+async function until(f: ReplicaFleet, pred: () => boolean, what: string, ms = WAIT_MS): Promise<void> {
   if (pred()) return;
   await firstValueFrom(f.changed$.pipe(filter(pred), timeout({ first: ms, with: () => { throw new Error(`timed out after ${ms} ms waiting for ${what}; not live: ${f.notLive().join(', ')}`); } })));
 }
 
 async function expectExact(s: Simulator, f: ReplicaFleet, label: string): Promise<void> {
   s.pause();
-  const r = await f.checkpoint(s, 25_000);
+  const r = await f.checkpoint(s, WAIT_MS);
   if (r.notConverged.length > 0 || r.waitedMs > 3000) {
     // eslint-disable-next-line no-console
     console.log(label, r.waitedMs, JSON.stringify(relay?.describe().map((d) => [d.streamKey, d.status, String(d.publishedSeq), String(d.snapshotSequence), d.syncs])), JSON.stringify(client?.resyncCounts()), diag.map(String).slice(-10));
@@ -144,7 +145,7 @@ test('replicas of one stream key share one JetStream consumer, also when they jo
   // First the combined account alone (its five parts: five streams, five consumers)...
   fleet = new ReplicaFleet(client, { markets: [], resolutions: [], markResolutions: [], accounts: [account], accountParts: false }).start();
   await until(fleet, () => fleet!.allLive(), 'the account live from the bus');
-  await waitUntil(async () => (await consumerCount(prefix)) === streams.length || undefined, `${streams.length} consumers`, 10_000);
+  await waitUntil(async () => (await consumerCount(prefix)) === streams.length || undefined, `${streams.length} consumers`, WAIT_MS);
   let emissions = 0;
   const counted = fleet.changed$.subscribe(() => emissions++);
   await until(fleet, () => emissions >= 50, '50 account emissions');
@@ -156,7 +157,7 @@ test('replicas of one stream key share one JetStream consumer, also when they jo
   expect(await consumerCount(prefix)).toBe(streams.length);
   for (const f of [fleet, late]) {
     sim.pause();
-    const r = await f.checkpoint(sim, 25_000);
+    const r = await f.checkpoint(sim, WAIT_MS);
     expect({ notConverged: r.notConverged, divergences: r.divergences }).toEqual({ notConverged: [], divergences: [] });
     const { checked, gapped: _gapped, ...faults } = r.events;
     expect(faults).toEqual({ duplicates: 0, missing: 0, mismatched: 0, unknown: 0, examples: [] });
@@ -169,7 +170,7 @@ test('replicas of one stream key share one JetStream consumer, also when they jo
   fleet.stop();
   expect(await consumerCount(prefix)).toBe(streams.length); // the parts still read them
   late.stop();
-  await waitUntil(async () => (await consumerCount(prefix)) === 0 || undefined, 'no consumer left', 10_000);
+  await waitUntil(async () => (await consumerCount(prefix)) === 0 || undefined, 'no consumer left', WAIT_MS);
 });
 
 test('a replica rebuilt from the feed anchor, older than what it showed, keeps the recent fills of its position; the other reader of its key is left alone', async () => {
@@ -185,23 +186,23 @@ test('a replica rebuilt from the feed anchor, older than what it showed, keeps t
   const fills = createEventReplica('fills', scope, deps, { livenessMs: 0 }).start();
   const newestFill = (e: AccountReplicaState | undefined) => BigInt(e?.state.recentFills.at(-1)?.sequence ?? -1);
   try {
-    const first = await firstValueFrom(account.states$.pipe(filter((e) => e.status === 'live' && e.state.recentFills.length > 0), timeout(30_000)));
+    const first = await firstValueFrom(account.states$.pipe(filter((e) => e.status === 'live' && e.state.recentFills.length > 0), timeout(WAIT_MS)));
     // Fills delivered above the anchor's newest, then the fills replica resyncs: its request
     // reads the KV entry (the anchor, below what was delivered), so that reader (and only it:
     // the account's fills part reads the same feed) is rebuilt from the anchor and the updates since.
-    await firstValueFrom(account.states$.pipe(filter((e) => newestFill(e) >= newestFill(first) + 5n), timeout(30_000)));
+    await firstValueFrom(account.states$.pipe(filter((e) => newestFill(e) >= newestFill(first) + 5n), timeout(WAIT_MS)));
     const partStatuses: string[] = [];
     const watchPart = account.status$.subscribe((c) => partStatuses.push(c.to));
     const fillsSnapshot = fills.sync.latest!.snapshotId;
     fills.sync.resync('test: a reader resyncs');
-    await firstValueFrom(fills.sync.states$.pipe(filter((e) => e.status === 'live' && e.snapshotId > fillsSnapshot), timeout(30_000)));
+    await firstValueFrom(fills.sync.states$.pipe(filter((e) => e.status === 'live' && e.snapshotId > fillsSnapshot), timeout(WAIT_MS)));
     watchPart.unsubscribe();
     expect(account.latest!.snapshotIds.fills).toBe(first.snapshotIds.fills);
     expect(partStatuses.filter((t) => t !== 'live')).toEqual([]);
     sim.pause();
     const truth = accountTruth(sim, scope);
     const newest = BigInt(truth.recentFills.at(-1)!.sequence);
-    const at = await firstValueFrom(account.states$.pipe(filter((e) => e.status === 'live' && newestFill(e) >= newest && diffAccount(scope, e, truth).length === 0), timeout({ first: 10_000, with: () => [account.latest] })));
+    const at = await firstValueFrom(account.states$.pipe(filter((e) => e.status === 'live' && newestFill(e) >= newest && diffAccount(scope, e, truth).length === 0), timeout({ first: WAIT_MS, with: () => [account.latest] })));
     expect(diffAccount(scope, at!, truth)).toEqual([]);
     expect(fills.sync.latest?.state.recent.map((f) => f.sequence)).toEqual(truth.recentFills.map((f) => f.sequence));
     sim.resume();
@@ -238,18 +239,18 @@ test('without relay heartbeats the replicas are stale and keep their consumers; 
   const statuses: string[] = [];
   const watched = book.subscribe((e) => statuses.at(-1) !== e.status && statuses.push(e.status));
   try {
-    await waitUntil(() => statuses.at(-1) === 'live' || undefined, 'the book live', 30_000);
-    await waitUntil(async () => (await consumerPrefixes(prefix)).length === streams.length || undefined, `${streams.length} consumers`, 10_000);
+    await waitUntil(() => statuses.at(-1) === 'live' || undefined, 'the book live', WAIT_MS);
+    await waitUntil(async () => (await consumerPrefixes(prefix)).length === streams.length || undefined, `${streams.length} consumers`, WAIT_MS);
     const before = await consumerPrefixes(prefix);
     // The relay dies (no closing heartbeat): the book goes stale, the consumers stay.
     await relayA.nats.close();
     await relayA.client.close();
-    await waitUntil(() => statuses.at(-1) === 'stale' || undefined, 'the book stale without heartbeats', 15_000);
+    await waitUntil(() => statuses.at(-1) === 'stale' || undefined, 'the book stale without heartbeats', WAIT_MS);
     expect(await consumerPrefixes(prefix)).toEqual(before);
     await relayA.close();
     // Another relay carries the streams: live again, on the same consumers, and exact.
     relay = await startRelay(sim, nats.url, { prefix, relayId: 'relay-b', snapshotAheadMs: 1000, streams });
-    await waitUntil(() => statuses.at(-1) === 'live' || undefined, 'the book live again', 30_000);
+    await waitUntil(() => statuses.at(-1) === 'live' || undefined, 'the book live again', WAIT_MS);
     expect(await consumerPrefixes(prefix)).toEqual(before);
     await until(fleet, () => fleet!.allLive(), 'every replica live');
     await expectExact(sim, fleet, 'after the heartbeats came back');

@@ -16,6 +16,7 @@ import { BusClient } from '../../src/nats';
 import { OPERATIONS, type OperationName, type ParamValues } from '../../src/protocol';
 import type { Simulator } from '../../src/simulator';
 import { ReplicaFleet, type FleetSpec } from '../e2e/ReplicaFleet';
+import { WAIT_MS } from '../helpers/deadlines';
 
 const [natsUrl, prefix, simRestUrl, specJson] = process.argv.slice(2) as [string, string, string, string];
 const spec = JSON.parse(specJson) as FleetSpec;
@@ -72,7 +73,7 @@ async function fetchTruth(op: OperationName, params: ParamValues): Promise<{ sta
   return { status: res.status, body: await res.json() };
 }
 
-async function checkpoint(convergeMs = 20_000): Promise<void> {
+async function checkpoint(convergeMs = WAIT_MS): Promise<void> {
   cache.clear();
   // The wait for convergence happens once: an attempt that ended on a missing truth after waiting is not waited again.
   let waitMs = convergeMs;

@@ -15,6 +15,7 @@ import type { Simulator } from '../../src/simulator';
 import { ReplicaFleet, type FleetSpec } from '../e2e/ReplicaFleet';
 import { natsConnect, startRelay, startSim, waitUntil } from './busHarness';
 import { NatsServer } from './natsServer';
+import { WAIT_MS } from '../helpers/deadlines';
 
 const CHANNELS = ['book', 'bbo', 'marketStats', 'trades', 'fundingRates'] as const;
 const HEARTBEAT_MS = 300;
@@ -43,14 +44,14 @@ afterEach(async () => {
   sim = undefined;
 });
 
-async function until(f: ReplicaFleet, pred: () => boolean, what: string, ms = 30_000): Promise<void> {
+async function until(f: ReplicaFleet, pred: () => boolean, what: string, ms = WAIT_MS): Promise<void> {
   if (pred()) return;
   await firstValueFrom(f.changed$.pipe(filter(pred), timeout({ first: ms, with: () => { throw new Error(`timed out after ${ms} ms waiting for ${what}; not live: ${f.notLive().join(', ')}; ${diag.map(String).slice(-5).join(' | ')}`); } })));
 }
 
 async function expectExact(s: Simulator, f: ReplicaFleet, label: string): Promise<void> {
   s.pause();
-  const r = await f.checkpoint(s, 25_000);
+  const r = await f.checkpoint(s, WAIT_MS);
   expect({ label, notConverged: r.notConverged, divergences: r.divergences }).toEqual({ label, notConverged: [], divergences: [] });
   const { checked: _checked, gapped: _gapped, ...faults } = r.events;
   expect({ label, ...faults }).toEqual({ label, duplicates: 0, missing: 0, mismatched: 0, unknown: 0, examples: [] });
@@ -85,7 +86,7 @@ test('an idle stream keeps its consumers; a consumer deleted on the server is re
   const prefix = 'cs1';
   const started = await start(prefix, 21);
   fleet = started.fleet;
-  await waitUntil(async () => (await consumerNames(prefix)).length === started.streams || undefined, `${started.streams} consumers`, 10_000);
+  await waitUntil(async () => (await consumerNames(prefix)).length === started.streams || undefined, `${started.streams} consumers`, WAIT_MS);
   const before = await consumerNames(prefix);
 
   // Idle (the simulator paused) for many more than two heartbeats: nothing restarts.
@@ -94,7 +95,7 @@ test('an idle stream keeps its consumers; a consumer deleted on the server is re
   try {
     let beats = 0;
     const hb = nc.subscribe(busNames(prefix).heartbeatSubjects, { callback: () => void beats++ });
-    await waitUntil(() => beats >= 12 || undefined, '12 relay heartbeats (2.4 s, 4 stall thresholds)', 10_000);
+    await waitUntil(() => beats >= 12 || undefined, '12 relay heartbeats (2.4 s, 4 stall thresholds)', WAIT_MS);
     hb.unsubscribe();
   } finally {
     await nc.close();
@@ -111,7 +112,7 @@ test('an idle stream keeps its consumers; a consumer deleted on the server is re
   } finally {
     await admin.close();
   }
-  await waitUntil(() => started.statuses.slice(-2).join() === 'stale,live' || started.statuses.slice(-3).join() === 'stale,resyncing,live' || undefined, 'the book stale, then live again', 20_000);
+  await waitUntil(() => started.statuses.slice(-2).join() === 'stale,live' || started.statuses.slice(-3).join() === 'stale,resyncing,live' || undefined, 'the book stale, then live again', WAIT_MS);
   // Each feed notices its own consumer's silence (quiet streams by their heartbeats): every one replaced.
   const after = await waitUntil(async () => {
     const names = await consumerNames(prefix);
@@ -130,11 +131,11 @@ test.each(['file', 'memory'] as const)('after a nats-server restart (%s storage)
   const prefix = `cs2${storage}`;
   const started = await start(prefix, 22, storage);
   fleet = started.fleet;
-  await waitUntil(async () => (await consumerNames(prefix)).length === started.streams || undefined, `${started.streams} consumers`, 10_000);
+  await waitUntil(async () => (await consumerNames(prefix)).length === started.streams || undefined, `${started.streams} consumers`, WAIT_MS);
   const seen = started.statuses.length;
   await nats.restart();
-  await waitUntil(() => (started.statuses.slice(seen).includes('stale') && started.statuses.at(-1) === 'live') || undefined, 'the book stale, then live again', 30_000);
+  await waitUntil(() => (started.statuses.slice(seen).includes('stale') && started.statuses.at(-1) === 'live') || undefined, 'the book stale, then live again', WAIT_MS);
   await until(fleet, () => fleet!.allLive(), 'every replica live again');
-  await waitUntil(async () => (await consumerNames(prefix)).length === started.streams || undefined, `${started.streams} consumers after the restart`, 10_000);
+  await waitUntil(async () => (await consumerNames(prefix)).length === started.streams || undefined, `${started.streams} consumers after the restart`, WAIT_MS);
   await expectExact(sim!, fleet, 'after the restart');
 });

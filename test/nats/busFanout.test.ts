@@ -20,6 +20,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { natsConnect, readSnapshot, startRelay, startSim, waitUntil } from './busHarness';
 import { busNames } from '../../src/nats/busProtocol';
 import { NatsServer } from './natsServer';
+import { WAIT_MS } from '../helpers/deadlines';
 
 jest.setTimeout(120_000);
 
@@ -59,7 +60,7 @@ interface CheckpointLine {
   readonly waitedMs: number;
 }
 
-async function ask<T>(child: TsxChild, cmd: string, type: string, ms = 40_000): Promise<T> {
+async function ask<T>(child: TsxChild, cmd: string, type: string, ms = WAIT_MS): Promise<T> {
   const from = child.lines.length;
   child.write(`${cmd}\n`);
   const line = await child.waitForLine((l) => l.startsWith(`{"type":"${type}"`), `${type} answer`, ms, from);
@@ -68,7 +69,7 @@ async function ask<T>(child: TsxChild, cmd: string, type: string, ms = 40_000): 
 
 const statuses = () => Promise.all(children.map((c) => ask<StatusLine>(c, 'status', 'status')));
 
-async function allConsumers(pred: (s: StatusLine) => boolean, what: string, ms = 30_000): Promise<StatusLine[]> {
+async function allConsumers(pred: (s: StatusLine) => boolean, what: string, ms = WAIT_MS): Promise<StatusLine[]> {
   let last: StatusLine[] = [];
   return waitUntil(
     async () => {
@@ -141,11 +142,11 @@ test('four consumer processes on two relays: exact at checkpoints, through a rel
   // Heartbeats at the library's default (every second, stale after 3 missed).
   for (const id of ['relay-a', 'relay-b']) relays.push(await startRelay(sim, nats.url, { prefix: PREFIX, relayId: id, streams, snapshotAheadMs: 1000, heartbeatMs: 1000 }));
   const [relayA, relayB] = relays as [ReplicaRelay, ReplicaRelay];
-  await waitUntil(() => relays.every((r) => r.describe().every((d) => d.status === 'live')), 'both relays live', 30_000);
+  await waitUntil(() => relays.every((r) => r.describe().every((d) => d.status === 'live')), 'both relays live', WAIT_MS);
 
   for (let i = 0; i < CONSUMERS; i++) children.push(new TsxChild('test/nats/busConsumerChild.ts', [nats.url, PREFIX, sim.restUrl, JSON.stringify(spec)]));
   await Promise.all(children.map((c) => c.waitForLine((l) => l === '{"type":"ready"}', 'ready', 60_000)));
-  await allConsumers((s) => s.allLive, 'every consumer live', 40_000);
+  await allConsumers((s) => s.allLive, 'every consumer live', WAIT_MS);
   // One feed connection per relay, whatever the number of consumers.
   expect(sim.faults.connections().length).toBe(2);
   await expectExact(sim, 'steady');
@@ -155,9 +156,9 @@ test('four consumer processes on two relays: exact at checkpoints, through a rel
   const before = await statuses();
   await relayA.nats.close();
   await relayA.client.close();
-  await waitUntil(() => sim!.faults.connections().length === 1 || undefined, 'the dead relay off the exchange', 10_000);
+  await waitUntil(() => sim!.faults.connections().length === 1 || undefined, 'the dead relay off the exchange', WAIT_MS);
   // Past the heartbeat timeout of the dead relay (3 intervals), with updates flowing.
-  await allConsumers((s) => s.relays.join() === 'relay-b', 'every consumer past the dead relay\'s heartbeats', 20_000);
+  await allConsumers((s) => s.relays.join() === 'relay-b', 'every consumer past the dead relay\'s heartbeats', WAIT_MS);
   const checkpointsAfterKill = await expectExact(sim, 'after a relay died');
   const after = await statuses();
   after.forEach((s, i) => {
@@ -172,7 +173,7 @@ test('four consumer processes on two relays: exact at checkpoints, through a rel
   // nats-server stops: every consumer goes stale; it comes back: live and exact.
   await nats.restart();
   await allConsumers((s) => s.sawStale, 'every consumer stale after the NATS restart');
-  await allConsumers((s) => s.allLive, 'every consumer live again after the NATS restart', 40_000);
+  await allConsumers((s) => s.allLive, 'every consumer live again after the NATS restart', WAIT_MS);
   await expectExact(sim, 'after the NATS restart');
 
   // Faults on the surviving relay's feed: a drop, resync_required, silent gaps.
@@ -181,10 +182,10 @@ test('four consumer processes on two relays: exact at checkpoints, through a rel
   sim.faults.resyncStream('book|market_id=1|is_perps=true');
   sim.faults.skipSilently('trades|market_id=1|is_perps=true', 2);
   sim.faults.skipSilently('bbo|market_id=1|is_perps=true', 1);
-  await waitUntil(() => JSON.stringify(b.breakCounts()) !== breaksBefore || undefined, 'the relay resynced', 15_000);
+  await waitUntil(() => JSON.stringify(b.breakCounts()) !== breaksBefore || undefined, 'the relay resynced', WAIT_MS);
   sim.faults.dropAll();
-  await waitUntil(() => b.describe().every((d) => d.status === 'live') || undefined, 'the relay live again', 30_000);
-  await allConsumers((s) => s.allLive, 'every consumer live after the faults', 40_000);
+  await waitUntil(() => b.describe().every((d) => d.status === 'live') || undefined, 'the relay live again', WAIT_MS);
+  await allConsumers((s) => s.allLive, 'every consumer live after the faults', WAIT_MS);
   await expectExact(sim, 'after feed faults');
   const final = await statuses();
   final.forEach((s, i) => expect({ consumer: i, observableErrors: s.observableErrors }).toEqual({ consumer: i, observableErrors: [] }));
@@ -195,9 +196,9 @@ test('four consumer processes on two relays: exact at checkpoints, through a rel
   expect(consumersBefore).toBeGreaterThan(0);
   await Promise.all(children.map(async (c) => {
     c.write('exit\n');
-    expect(await c.waitForExit(20_000)).toEqual({ code: 0, signal: null });
+    expect(await c.waitForExit(WAIT_MS)).toEqual({ code: 0, signal: null });
   }));
-  await waitUntil(async () => (await consumerCount()) === 0 || undefined, 'no JetStream consumer left', 10_000);
+  await waitUntil(async () => (await consumerCount()) === 0 || undefined, 'no JetStream consumer left', WAIT_MS);
   // eslint-disable-next-line no-console
   console.log(`bus fan-out test: ${Date.now() - started} ms`);
 });

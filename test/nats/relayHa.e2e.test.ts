@@ -12,6 +12,7 @@ import type { Simulator } from '../../src/simulator';
 import { TsxChild } from '../cli/spawnTsx';
 import { consumerView, natsConnect, readSubject, startRelay, startSim, truth, waitUntil, type BusMessage } from './busHarness';
 import { NatsServer } from './natsServer';
+import { WAIT_MS } from '../helpers/deadlines';
 
 jest.setTimeout(120_000);
 
@@ -100,7 +101,7 @@ describe('two relays on the same streams', () => {
     ]);
     children.push(child);
     await child.waitForLine((l) => l === `status ${BOOK_KEY} live`, 'relay A: book live', 60_000);
-    await child.waitForLine((l) => l === `status ${TRADES_KEY} live`, 'relay A: trades live', 30_000);
+    await child.waitForLine((l) => l === `status ${TRADES_KEY} live`, 'relay A: trades live', WAIT_MS);
     // Relay B in this process.
     const b = await startRelay(sim, nats.url, { prefix: names.prefix, relayId: 'b', streams: [BOOK, TRADES] });
     relays.push(b);
@@ -111,7 +112,7 @@ describe('two relays on the same streams', () => {
       // A has been storing too.
       await waitUntil(async () => (await readSubject(nc, names, subject)).some((m) => m.relayId === 'a'), 'messages stored by relay A');
       child.signal('SIGKILL');
-      const exit = await child.waitForExit(10_000);
+      const exit = await child.waitForExit(WAIT_MS);
       expect(exit.signal).toBe('SIGKILL');
       const killedAt = b.describe().find((d) => d.streamKey === BOOK_KEY)!.publishedSeq!;
       await waitUntil(() => b.describe().find((d) => d.streamKey === BOOK_KEY)!.publishedSeq! > killedAt + 100n, '100 more book updates after the kill');
