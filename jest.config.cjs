@@ -14,7 +14,8 @@ module.exports = {
     '^.+\\.(t|j)s$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
   },
   testTimeout: 120_000,
-  // Half the suite's time is spent waiting (nats-server elections, heartbeats, child processes,
-  // the soak's real-time run): one worker more than cores keeps the cores busy meanwhile.
-  maxWorkers: '150%',
+  // Two workers, not more: the longest files start first and most of them start processes of
+  // their own (nats-server clusters, consumer children, tsc, the benchmark's forks); a third
+  // worker ran three of them at once and took a 2-core machine to a load average near 60.
+  maxWorkers: 2,
 };
