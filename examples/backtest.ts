@@ -141,6 +141,8 @@ if (path === undefined) {
   const sim = await Simulator.start({ seed });
   const client = new ExchangeClient({ restUrl: sim.restUrl, record: new FeedRecorder({ path }) });
   const live = marketMaker(client);
+  // The session's length counts from the book being live (starting takes longer on a busy machine).
+  await client.whenLive(client.orderBook(MARKET));
   await new Promise((resolve) => setTimeout(resolve, durationMs));
   live.stop();
   await client.close();

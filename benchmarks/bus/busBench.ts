@@ -217,9 +217,10 @@ const SLACK_MS = 700;
 
 /** Frames the run needs at most, with a margin: the feed's stream is made once, up front. */
 export function framesNeeded(c: BusSizes): number {
-  const latency = c.reps * c.rates.reduce((a, r) => a + (r * (c.warmupMs + c.windowMs + SLACK_MS)) / 1000, 0);
+  // Each latency window is followed by the loaded probe (windowMs more, the feed still running).
+  const latency = c.reps * c.rates.reduce((a, r) => a + (r * (c.warmupMs + 2 * (c.windowMs + SLACK_MS))) / 1000, 0);
   const fanout = c.consumers.length * ((c.fanoutRate * (c.warmupMs + c.fanoutReps * (c.fanoutWindowMs + SLACK_MS))) / 1000);
-  return Math.ceil((latency + fanout) * 1.5) + 1000;
+  return Math.ceil((latency + fanout) * 2) + 1000;
 }
 
 const consumerFigures = (w: ConsumerWindow): ConsumerFigures => ({

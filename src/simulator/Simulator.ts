@@ -16,6 +16,9 @@ import { OrderFlowDriver } from './OrderFlowDriver';
 import { createRestHandler } from './rest/createRestHandler';
 import { resolveSimulatorOptions, type ResolvedSimulatorOptions, type SimulatorOptions } from './simulatorOptions';
 
+/** How long an idle keep-alive socket stays open (an exchange's load balancer is typically 60 s or more). */
+const KEEP_ALIVE_MS = 65_000;
+
 /**
  * @example
  * const sim = await Simulator.start({ seed: 7, paused: true });
@@ -52,6 +55,9 @@ export class Simulator {
     const engine = new Engine({ seed: o.seed, clock: o.clock });
     const rest = new RestFaults(o.faultSeed);
     const http = createServer(createRestHandler(engine, rest));
+    // Idle keep-alive sockets outlive the client's own idle bound (undici: 4 s): with Node's 5 s the
+    // server could close one as a late client timer reused it (ECONNRESET on a loaded machine).
+    http.keepAliveTimeout = KEEP_ALIVE_MS;
     const feed = new FeedServer(http, engine.hub, engine, { heartbeatTimeoutMs: o.heartbeatTimeoutMs, maxQueueBytes: o.maxQueueBytes, feedUnavailable: o.feedUnavailable, clock: o.clock });
     const faults = new FaultInjector(feed, rest, (off) => (engine.feedAvailable = !off));
     engine.feedAvailable = !o.feedUnavailable;

@@ -10,6 +10,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { Connection, type CloseInfo, type ConnectionOptions, type OpenInfo } from '../../src/connection';
 import type { WebSocketClientOptions } from '../../src/connection/connectionOptions';
 import { ExchangeReplicaError, FrameTooLargeError, InvalidParameterError } from '../../src/errors';
+import { WAIT_MS } from '../helpers/deadlines';
 import { waitUntil } from '../helpers/WsTestServer';
 import { StandardSocket } from './StandardSocket';
 
@@ -67,7 +68,8 @@ afterEach(async () => {
 });
 
 function make(url: string, options: Partial<ConnectionOptions> = {}): Connection {
-  const c = new Connection({ url, reconnect: { initialDelayMs: 5, maxDelayMs: 50, jitter: 0 }, ...options });
+  // Connecting and the pings are not the subject: their bounds must not fire while a loaded machine moves 20 MiB.
+  const c = new Connection({ url, reconnect: { initialDelayMs: 5, maxDelayMs: 50, jitter: 0 }, connectTimeoutMs: WAIT_MS, pongTimeoutMs: WAIT_MS, ...options });
   connections.push(c);
   return c;
 }

@@ -52,6 +52,8 @@ export class HostileExchange {
 
   static async start(sim: Simulator): Promise<HostileExchange> {
     const http = createServer();
+    // Longer than the client's idle bound (undici: 4 s), so it never closes a socket the client is reusing.
+    http.keepAliveTimeout = 65_000;
     const wss = new WebSocketServer({ server: http, path: '/ws' });
     const hostile = new HostileExchange(sim, http, wss);
     http.on('request', (req, res) => void hostile.onRest(req, res));

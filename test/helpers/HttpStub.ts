@@ -35,6 +35,8 @@ export class HttpStub {
   static async start(): Promise<HttpStub> {
     let stub: HttpStub | undefined;
     const server = createServer((req, res) => void stub!.handle(req, res));
+    // Longer than the client's idle bound (undici: 4 s), so the stub never closes a socket the client is reusing.
+    server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());

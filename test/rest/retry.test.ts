@@ -64,7 +64,8 @@ describe('RestClient retries', () => {
 
   test('network failures, timeouts and 5xx without a JSON body are retried', async () => {
     stub.script('/v1/status', [{ drop: true }, { hang: true }, { status: 503, text: 'Service Unavailable' }, STATUS_OK]);
-    await expect(rest.status(undefined, { timeoutMs: 400 })).resolves.toMatchObject({ data: { status: 'ok' } });
+    // The hang costs timeoutMs; the drop before it must fail within it too, also on a loaded machine.
+    await expect(rest.status(undefined, { timeoutMs: 2000 })).resolves.toMatchObject({ data: { status: 'ok' } });
     expect(stub.requests).toHaveLength(4);
     expect(retries.map((r) => r.error.constructor.name)).toEqual(['RestTransportError', 'RestTimeoutError', 'ResponseValidationError']);
   });

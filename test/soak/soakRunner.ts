@@ -25,7 +25,7 @@ export { EXPECTED_ERROR_CODES };
 export interface SoakOptions {
   /** Seed of the world, its order flow and every fault draw. */
   readonly seed: number;
-  /** Length of the run (faults injected), checkpoints included. */
+  /** Time faults are injected, from the moment every replica is live (checkpoints, paused, come on top), in rounds of `checkpointEveryMs`. */
   readonly durationMs: number;
   /** Time between two checkpoints. @default 10000 */
   readonly checkpointEveryMs?: number;
@@ -179,11 +179,13 @@ async function runScenario(o: Resolved, unhandled: string[]): Promise<Omit<SoakI
   };
   armSilence();
 
-  const runUntil = startedAt + o.durationMs;
-  let n = 0;
-  while (runUntil - performance.now() > o.checkpointEveryMs / 2) {
-    await new Promise((r) => setTimeout(r, Math.min(o.checkpointEveryMs, runUntil - performance.now())));
-    await checkpoint(`checkpoint ${++n}`);
+  // As many checkpoints as the faulted time holds, each after checkpointEveryMs of faults: the
+  // run's faults and checkpoints do not shrink when the start (everything live) or a checkpoint
+  // takes longer, as on a loaded machine.
+  const rounds = Math.max(1, Math.round(o.durationMs / o.checkpointEveryMs));
+  for (let n = 1; n <= rounds; n++) {
+    await new Promise((r) => setTimeout(r, o.checkpointEveryMs));
+    await checkpoint(`checkpoint ${n}`);
   }
   // Final: faults stopped and cleared, one last comparison.
   stopping = true;

@@ -28,6 +28,8 @@ export async function serve(engine: Engine): Promise<Harness> {
     },
   };
   const server: Server = createServer(createRestHandler(engine, hook));
+  // Longer than the client's idle bound (undici: 4 s), so it never closes a socket the client is reusing.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   Object.assign(h, {
