@@ -47,7 +47,8 @@ interface Run {
  * with JS_TIMEOUT_MS made one lost request cost a minute); WAIT_MS bounds them all.
  */
 async function storedIndexes(nc: NatsConnection, stream: string): Promise<Record<string, number[]>> {
-  const jsm = await jetstreamManager(nc, { timeout: POLL_TIMEOUT_MS });
+  // No API check on creation: that is a request too, which the election may leave unanswered.
+  const jsm = await jetstreamManager(nc, { timeout: POLL_TIMEOUT_MS, checkAPI: false });
   // Once the stream has a leader again (the election may still run).
   const info = await waitUntil(() => jsm.streams.info(stream).catch(() => undefined), `${stream} answering`, WAIT_MS, 100);
   const js = jetstream(nc, { timeout: POLL_TIMEOUT_MS });
