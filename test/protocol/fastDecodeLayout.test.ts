@@ -12,6 +12,7 @@ import * as R from '../../src/protocol/records';
 import { encodeBase58, INT64_MAX, INT64_MIN, isBase58OfLength, UINT64_MAX } from '../../src/protocol/scalars';
 import { writeServerFrame } from '../../src/protocol/serverFrameWriter';
 import type { DriftReport, ValidateOptions } from '../../src/protocol/validate';
+import { propertyRuns } from '../helpers/propertyRuns';
 
 const SEED = 20251125;
 const MAX = UINT64_MAX.toString();
@@ -245,7 +246,7 @@ describe('isBase58OfByteLength', () => {
       fc.property(texts, (s) => {
         for (const n of [28, 32]) expect(isBase58OfByteLength(s, n)).toBe(isBase58OfLength(s, n));
       }),
-      { seed: SEED, numRuns: 3000 },
+      { seed: SEED, numRuns: propertyRuns(1000) },
     );
   });
   it('at the boundaries: all-zero bytes, the largest values, one byte more or less', () => {
@@ -303,7 +304,7 @@ describe('fastDecodeLayout', () => {
         }
         expectSame(text);
       }),
-      { seed: SEED + 1, numRuns: 600 },
+      { seed: SEED + 1, numRuns: propertyRuns(300) },
     );
     expect(taken).toBeGreaterThan(200);
   });
@@ -311,14 +312,14 @@ describe('fastDecodeLayout', () => {
   it('agrees with the schema path on object-level mutations (bad values, unknown, missing and reordered keys)', () => {
     fc.assert(
       fc.property(layoutFrame, objectMutation, (frame, m) => expectSame(JSON.stringify(mutateObject(JSON.parse(writeServerFrame(frame)) as object, m)))),
-      { seed: SEED + 2, numRuns: 1500 },
+      { seed: SEED + 2, numRuns: propertyRuns(600) },
     );
   });
 
   it('agrees with the schema path on text-level mutations (truncation, whitespace, escapes, stray characters, duplicated keys)', () => {
     fc.assert(
       fc.property(layoutFrame, textMutation, (frame, m) => expectSame(mutateText(writeServerFrame(frame), m))),
-      { seed: SEED + 3, numRuns: 1500 },
+      { seed: SEED + 3, numRuns: propertyRuns(600) },
     );
   });
 

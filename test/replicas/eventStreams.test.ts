@@ -10,6 +10,7 @@ import type { EventReplica } from '../../src/replicas/EventReplica';
 import { ResyncScheduler } from '../../src/replicas/ResyncScheduler';
 import { FakeFetcher, FakeStream, fakeSource, fundingRate, settle, trade, waitFor } from './fixtures';
 import { fastRetry } from './SyncHarness';
+import { propertyRuns } from '../helpers/propertyRuns';
 
 /** The exchange side of a trades stream: its records, what REST still holds, its stream seq. */
 class TradesServer {
@@ -196,7 +197,7 @@ describe('event streams', () => {
           s.close();
         }
       }),
-      { numRuns: 40, seed: 7 },
+      { numRuns: propertyRuns(20), seed: 7 },
     );
   });
 
@@ -237,7 +238,7 @@ describe('event streams', () => {
           s.close();
         }
       }),
-      { numRuns: 40, seed: 11 },
+      { numRuns: propertyRuns(20), seed: 11 },
     );
   });
 

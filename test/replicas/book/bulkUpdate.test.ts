@@ -33,6 +33,7 @@ import { ReplicaIntegrityError } from '../../../src/replicas/ReplicaIntegrityErr
 import { BookModel, frameOf, wire, type Change } from './bookModel';
 import { checkInvariants } from './bookInvariants';
 import { L, TWO_53, UINT64_MAX } from './bookTestUtil';
+import { propertyRuns } from '../../helpers/propertyRuns';
 
 type Method = (this: ArrayLike<unknown>, ...args: unknown[]) => unknown;
 
@@ -257,7 +258,7 @@ describe('the bulk path', () => {
           }
         },
       ),
-      { seed: 0xb01c, numRuns: 200 },
+      { seed: 0xb01c, numRuns: propertyRuns(100) },
     );
   });
 });
@@ -297,7 +298,7 @@ describe('merging sorted changes into the sorted stores', () => {
         expect(levels(store.n, (j) => [store.keyAt(j), store.sizeAt(j)])).toEqual(want);
         expect(levels(big.n, (j) => [big.keyAt(j), big.sizeAt(j)])).toEqual(want.map(([k, s]) => [BigInt(k), BigInt(s)]));
       }),
-      { seed: 0x3e76e, numRuns: 400 },
+      { seed: 0x3e76e, numRuns: propertyRuns(200) },
     );
   });
 
@@ -323,7 +324,7 @@ describe('merging sorted changes into the sorted stores', () => {
         expect(Array.from(bkeys.subarray(0, bn))).toEqual(want.map(([k]) => bigKey(k)));
         expect(Array.from(bsizes.subarray(0, bn))).toEqual(want.map(([, s]) => BigInt(s)));
       }),
-      { seed: 0x5047, numRuns: 300 },
+      { seed: 0x5047, numRuns: propertyRuns(150) },
     );
   });
 });
