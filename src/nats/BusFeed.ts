@@ -91,8 +91,8 @@ export class BusFeed {
   belowMark?: { readonly count: number; readonly atMs: number };
   /** A KV entry no relay could have written (ahead of the stream, vouched by no relay): never used again ({@link entryId}). */
   refused?: string;
-  /** The last entry not started from because no relay vouched for it yet (reported once). */
-  unbelieved?: string;
+  /** The last entry not started from because no relay vouched for it yet: its id, the heartbeats counted when it was first seen, whether it was reported. */
+  unbelieved?: { readonly id: string; readonly heartbeats: number; reported: boolean };
   /** Where the last reset read on the subject is stored: entries must start past it (wire/resetMessage.ts). */
   resetAt?: number;
 

@@ -25,11 +25,21 @@ export class EntryTrust {
     return { believed: held || (vouched !== undefined && vouched >= entry.sequence), held, top };
   }
 
-  /** An entry not started from: reported once per entry. */
+  /**
+   * An entry not started from: reported once per entry, but not at first sight. A relay writes an
+   * entry after the heartbeat that will vouch for it may have been sent, and heartbeats come late
+   * on a loaded machine: said once two heartbeats a relay later (the waiting feed is checked on
+   * each one) none vouched for it.
+   */
   reportUnbelieved(feed: BusFeed, entry: SnapshotRecord, top: bigint | undefined): void {
     const id = entryId(entry);
-    if (feed.unbelieved === id) return;
-    feed.unbelieved = id;
+    const heartbeats = this.ctx.heartbeats.count;
+    if (feed.unbelieved?.id !== id) {
+      feed.unbelieved = { id, heartbeats, reported: false };
+      return;
+    }
+    if (feed.unbelieved.reported || heartbeats < feed.unbelieved.heartbeats + 2 * Math.max(1, this.ctx.heartbeats.relayCount)) return;
+    feed.unbelieved.reported = true;
     this.ctx.report(new ExchangeReplicaError('ERR_BUS', `the KV entry of ${feed.key} (S=${entry.sequence}) is ahead of the stream (at ${top ?? 'no update'}) and no relay heartbeat vouches for it: waiting for one, or for the next write`, { stream: feed.key }));
   }
 

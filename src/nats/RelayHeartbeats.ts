@@ -45,6 +45,8 @@ export class RelayHeartbeats {
   private readonly relays = new Map<string, RelayView>();
   /** Until when (clock ms) a stream counts as carried live, per stream key. */
   private readonly liveUntil = new Map<string, number>();
+  /** Running heartbeats recorded (see `count`). */
+  private recorded = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -87,6 +89,16 @@ export class RelayHeartbeats {
     return best;
   }
 
+  /** Running heartbeats recorded so far. */
+  get count(): number {
+    return this.recorded;
+  }
+
+  /** Relays heard from (and not closed or forgotten). */
+  get relayCount(): number {
+    return this.relays.size;
+  }
+
   /** Forgets every relay (NATS disconnected: their heartbeats are not coming). */
   clear(): void {
     this.liveUntil.clear();
@@ -120,6 +132,7 @@ export class RelayHeartbeats {
       if (CARRYING.has(s.status)) this.liveUntil.set(s.streamKey, Math.max(this.liveUntil.get(s.streamKey) ?? 0, now + this.missed * intervalMs));
     }
     this.relays.set(hb.relayId, { intervalMs, intervalRefused, atMs: now, streams });
+    this.recorded++;
     return true;
   }
 }
