@@ -8,6 +8,7 @@
 import { CHANNELS, fastDecodeServerFrame, frameSubscriptionId, validateWithDrift, type ChannelName } from '../protocol';
 import type { SourceResyncRequired, SourceUpdate } from '../replicas';
 import { readRecordedBookUpdate } from './recordedBookFrame';
+import { uint64FromDigits } from '../protocol/scalars';
 
 /** One event of a subscription, at its place (`order`) and recorded time (`at`, ms). */
 export interface DataItem {
@@ -79,7 +80,7 @@ export function nextFrameEvent(q: FrameQuery, from: number): DataItem | undefine
       // The common case, read in place: the same values the general path below would give.
       const book = readRecordedBookUpdate(line, c2 + 2, line.length - 2);
       if (book !== undefined && book.subscriptionId === q.subscriptionId) {
-        const event: SourceUpdate = { kind: 'update', seq: uint64(book.seq), timestampNs: BigInt(book.timestampNs), receivedAtNs: receivedAt(j + 1 < lines.length ? lines[j + 1] : q.nextChunkFirstLine?.(), at, q.wallNs), data: book.data, size: book.size };
+        const event: SourceUpdate = { kind: 'update', seq: uint64FromDigits(book.seq), timestampNs: BigInt(book.timestampNs), receivedAtNs: receivedAt(j + 1 < lines.length ? lines[j + 1] : q.nextChunkFirstLine?.(), at, q.wallNs), data: book.data, size: book.size };
         return { order: q.baseOrder + j, at, event };
       }
     }
@@ -136,9 +137,5 @@ function decodeEvent(text: string, channel: ChannelName, receivedAtNs: bigint): 
     if (!checked.ok) return INVALID;
     data = checked.value;
   }
-  return { kind: 'update', seq: uint64(frame.seq), timestampNs: BigInt(frame.timestamp_ns), receivedAtNs, data, size: text.length };
-}
-
-function uint64(digits: string): bigint {
-  return digits.length <= 15 ? BigInt(+digits) : BigInt(digits);
+  return { kind: 'update', seq: uint64FromDigits(frame.seq), timestampNs: BigInt(frame.timestamp_ns), receivedAtNs, data, size: text.length };
 }

@@ -3,7 +3,8 @@ import type { ChannelName } from '../../protocol';
 import type { SourceUpdate } from '../../replicas/ReplicaSource';
 import { busError } from './busError';
 import { BUS_FORMAT_VERSION } from './formatVersion';
-import { readFrame, uint64, type UpdateMessage } from './updateMessage';
+import { uint64FromDigits } from '../../protocol/scalars';
+import { readFrame, type UpdateMessage } from './updateMessage';
 
 /**
  * Largest batch payload a relay builds (bytes of UTF-16 text, about the UTF-8 size for the
@@ -46,8 +47,8 @@ export function readBatchHead(text: string, key: string): BatchHead {
   const head = nl < 0 ? text : text.slice(0, nl);
   const m = BATCH_HEAD.exec(head);
   if (m === null || nl < 0) throw busError(`update message of ${key}: ${unreadableHead(head)}`);
-  const first = uint64(m[1]!);
-  const last = uint64(m[2]!);
+  const first = uint64FromDigits(m[1]!);
+  const last = uint64FromDigits(m[2]!);
   if (last < first) throw busError(`update message of ${key}: batch ${first}..${last} ends before it starts`);
   return { first, last, body: nl + 1 };
 }
